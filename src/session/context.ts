@@ -1,0 +1,99 @@
+/**
+ * Context projection: what the model sees from a path. Identical to pi's
+ * `buildSessionContext(entries, leafId)` (@mariozechner/pi-coding-agent)
+ * plus `activeToolNames` (pi's harness); a property test holds the two
+ * together.
+ */
+import type { AgentMessage, CompactionEntry, Entry, SessionContext } from "./entry.js";
+
+/**
+ * Projects a custom entry to messages; none is registered by default, so
+ * custom entries contribute nothing (pi's `entryProjectors`).
+ */
+export type CustomEntryProjector = (entry: Extract<Entry, { type: "custom" }>) => AgentMessage[];
+
+export interface ProjectionOptions {
+	customProjectors?: Readonly<Record<string, CustomEntryProjector>>;
+}
+
+const toMillis = (timestamp: string): number => new Date(timestamp).getTime();
+
+function messagesOf(entry: Entry, options: ProjectionOptions): AgentMessage[] {
+	switch (entry.type) {
+		case "message":
+			return [entry.message];
+		case "custom_message":
+			return [
+				{
+					role: "custom",
+					customType: entry.customType,
+					content: entry.content,
+					display: entry.display,
+					details: entry.details,
+					timestamp: toMillis(entry.timestamp),
+				},
+			];
+		case "branch_summary":
+			return entry.summary
+				? [
+						{
+							role: "branchSummary",
+							summary: entry.summary,
+							fromId: entry.fromId,
+							timestamp: toMillis(entry.timestamp),
+						},
+					]
+				: [];
+		case "custom":
+			return options.customProjectors?.[entry.customType]?.(entry) ?? [];
+		default:
+			return [];
+	}
+}
+
+/**
+ * Settings and messages of the full path root → leaf. Settings come from the
+ * whole path; messages start at the latest compaction's summary and its
+ * kept entries. Entries older than that compaction's `firstKeptEntryId` are
+ * only read for settings, so a backend may pass them with their settings
+ * fields alone.
+ */
+export function projectContext(fullPath: readonly Entry[], options: ProjectionOptions = {}): SessionContext {
+	let thinkingLevel = "off";
+	let model: SessionContext["model"] = null;
+	let activeToolNames: string[] | null = null;
+	let compactionIndex = -1;
+
+	fullPath.forEach((entry, index) => {
+		if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel;
+		else if (entry.type === "model_change") model = { provider: entry.provider, modelId: entry.modelId };
+		else if (entry.type === "message" && entry.message.role === "assistant") {
+			// As pi does: an assistant message names the model that answered.
+			model = { provider: entry.message.provider as string, modelId: entry.message.model as string };
+		} else if (entry.type === "active_tools_change") activeToolNames = [...entry.activeToolNames];
+		else if (entry.type === "compaction") compactionIndex = index;
+	});
+
+	const messages: AgentMessage[] = [];
+	if (compactionIndex < 0) {
+		for (const entry of fullPath) messages.push(...messagesOf(entry, options));
+	} else {
+		const compaction = fullPath[compactionIndex] as CompactionEntry;
+		messages.push({
+			role: "compactionSummary",
+			summary: compaction.summary,
+			tokensBefore: compaction.tokensBefore,
+			timestamp: toMillis(compaction.timestamp),
+		});
+		let kept = false;
+		for (let i = 0; i < compactionIndex; i++) {
+			const entry = fullPath[i] as Entry;
+			if (entry.id === compaction.firstKeptEntryId) kept = true;
+			if (kept) messages.push(...messagesOf(entry, options));
+		}
+		for (let i = compactionIndex + 1; i < fullPath.length; i++) {
+			messages.push(...messagesOf(fullPath[i] as Entry, options));
+		}
+	}
+	return { messages, thinkingLevel, model, activeToolNames };
+}

@@ -1,0 +1,123 @@
+/**
+ * Entry types of a pi session tree (SEMANTICS.md). Entries are plain JSON
+ * objects exactly as pi writes them to a JSONL line; unknown extra fields are
+ * part of the object and travel with it unchanged.
+ */
+
+export const ENTRY_TYPES = [
+	"message",
+	"thinking_level_change",
+	"model_change",
+	"active_tools_change",
+	"compaction",
+	"branch_summary",
+	"custom",
+	"custom_message",
+	"label",
+	"session_info",
+	"leaf",
+] as const;
+
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+export function isEntryType(value: unknown): value is EntryType {
+	return typeof value === "string" && (ENTRY_TYPES as readonly string[]).includes(value);
+}
+
+/** pi's AgentMessage: a role plus whatever that role carries. */
+export interface AgentMessage {
+	role: string;
+	[field: string]: unknown;
+}
+
+/** Fields every stored entry has; `parentId` and `timestamp` are storage-assigned. */
+export interface Placement {
+	id: string;
+	parentId: string | null;
+	/** ISO-8601, normalised to `Date.prototype.toISOString()` form. */
+	timestamp: string;
+}
+
+/** Unknown extra fields are kept and returned unchanged. */
+type Extra = { [extra: string]: unknown };
+
+/** Each type's own fields (SEMANTICS.md, "Entries"). */
+export type EntryFields =
+	| { type: "message"; message: AgentMessage }
+	| { type: "thinking_level_change"; thinkingLevel: string }
+	| { type: "model_change"; provider: string; modelId: string }
+	| { type: "active_tools_change"; activeToolNames: string[] }
+	| {
+			type: "compaction";
+			summary: string;
+			/** Absent only in migrated v1 files whose index pointed nowhere. */
+			firstKeptEntryId?: string;
+			tokensBefore: number;
+			details?: unknown;
+			fromHook?: boolean;
+	  }
+	| { type: "branch_summary"; fromId: string; summary: string; details?: unknown; fromHook?: boolean }
+	| { type: "custom"; customType: string; data?: unknown }
+	| { type: "custom_message"; customType: string; content: unknown; display: boolean; details?: unknown }
+	/** `label` absent or empty clears the target's label. */
+	| { type: "label"; targetId: string; label?: string }
+	| { type: "session_info"; name?: string }
+	/** A navigation record: never a tree node, never the active leaf. */
+	| { type: "leaf"; targetId: string | null };
+
+export type Entry = EntryFields & Placement & Extra;
+export type EntryOf<T extends EntryType> = Extract<Entry, { type: T }>;
+export type CompactionEntry = EntryOf<"compaction">;
+export type LabelEntry = EntryOf<"label">;
+
+/**
+ * An entry before the store appends it: `parentId` and `timestamp` are
+ * storage-assigned, `id` is optional (generated when absent).
+ */
+export type DraftEntry = EntryFields & { id?: string } & Extra;
+
+/** An entry as stored: the pi object plus its position in the log and tree. */
+export interface StoredEntry {
+	sessionId: string;
+	/** 1-based position in the session's append log, no gaps. */
+	seq: number;
+	/** Distance from the root; a root entry has depth 0. */
+	depth: number;
+	entry: Entry;
+}
+
+/** A tree node: every entry except `leaf` records. */
+export function isNode(entry: Pick<Entry, "type">): boolean {
+	return entry.type !== "leaf";
+}
+
+/** The fields that identify an entry's place, as opposed to its content. */
+export const PLACEMENT_FIELDS = ["type", "id", "parentId", "timestamp"] as const;
+
+/** An entry's own fields (everything but type, id, parentId, timestamp). */
+export function ownFields(entry: Entry | DraftEntry): Record<string, unknown> {
+	const own: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(entry)) {
+		if (!(PLACEMENT_FIELDS as readonly string[]).includes(key) && value !== undefined) own[key] = value;
+	}
+	return own;
+}
+
+/** Rebuild a pi entry from its placement and own fields, in pi's key order. */
+export function assembleEntry(
+	type: EntryType,
+	id: string,
+	parentId: string | null,
+	timestamp: string,
+	own: Record<string, unknown>,
+): Entry {
+	return { type, id, parentId, timestamp, ...own } as Entry;
+}
+
+/** Settings and model context of a path (pi's SessionContext plus activeToolNames). */
+export interface SessionContext {
+	messages: AgentMessage[];
+	thinkingLevel: string;
+	model: { provider: string; modelId: string } | null;
+	activeToolNames: string[] | null;
+}

@@ -1,0 +1,42 @@
+/**
+ * Fork: the path root → entry copied into a new session. Entry ids and
+ * placement are kept, so the copy is the same branch; labels the source
+ * holds for entries on the path are carried over by label entries appended
+ * after the path (as pi's `createBranchedSession` does).
+ */
+import { type KnownEntry, type PlanClock, planAppend } from "./append.js";
+import type { DraftEntry, StoredEntry } from "./entry.js";
+import { labelsOf, replayLeaf } from "./tree.js";
+
+export interface ForkPlan {
+	rows: StoredEntry[];
+	leafId: string | null;
+}
+
+export function planFork(
+	newSessionId: string,
+	fullPath: readonly StoredEntry[],
+	sourceLabels: ReadonlyMap<string, { label?: string }>,
+	clock: PlanClock,
+): ForkPlan {
+	const copied: StoredEntry[] = fullPath.map((e, i) => ({
+		sessionId: newSessionId,
+		seq: i + 1,
+		depth: i,
+		entry: structuredClone(e.entry),
+	}));
+	const copiedLabels = labelsOf(copied);
+	const drafts: DraftEntry[] = [];
+	for (const { entry } of copied) {
+		const want = sourceLabels.get(entry.id)?.label || undefined;
+		const have = copiedLabels.get(entry.id)?.label || undefined;
+		if (want !== have)
+			drafts.push({ type: "label", targetId: entry.id, ...(want ? { label: want } : {}) } as DraftEntry);
+	}
+	const known = new Map<string, KnownEntry>(
+		copied.map((e) => [e.entry.id, { id: e.entry.id, type: e.entry.type, depth: e.depth }]),
+	);
+	const head = { leafId: replayLeaf(copied.map((e) => e.entry)), lastSeq: copied.length };
+	const labels = planAppend(newSessionId, head, drafts, (id) => known.get(id), clock);
+	return { rows: [...copied, ...labels.rows], leafId: labels.leafId };
+}

@@ -1,0 +1,186 @@
+/**
+ * Validation of entries, type by type. Each entry type checks only its own
+ * fields; unknown extra fields are kept. Errors are INVALID_INPUT naming the
+ * field as a dotted path under `at` (e.g. `entry.compaction.tokensBefore`, or
+ * `line 7: message.role` for a file).
+ */
+import {
+	type DraftEntry,
+	ENTRY_TYPES,
+	type Entry,
+	type EntryType,
+	isEntryType,
+	PLACEMENT_FIELDS,
+} from "./entry.js";
+import { invalidInput } from "./errors.js";
+
+export const MAX_ID_LENGTH = 256;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function field(at: string, name: string): string {
+	return at ? `${at}.${name}` : name;
+}
+
+function requireString(obj: Json, name: string, at: string, { nonEmpty = false } = {}): void {
+	const value = obj[name];
+	if (typeof value !== "string") throw invalidInput(field(at, name), "must be a string");
+	if (nonEmpty && value.length === 0) throw invalidInput(field(at, name), "must not be empty");
+}
+
+function optionalString(obj: Json, name: string, at: string): void {
+	if (obj[name] !== undefined && typeof obj[name] !== "string") {
+		throw invalidInput(field(at, name), "must be a string when present");
+	}
+}
+
+function optionalBoolean(obj: Json, name: string, at: string): void {
+	if (obj[name] !== undefined && typeof obj[name] !== "boolean") {
+		throw invalidInput(field(at, name), "must be a boolean when present");
+	}
+}
+
+export function validateEntryId(value: unknown, at: string): string {
+	if (typeof value !== "string" || value.length === 0) throw invalidInput(at, "must be a non-empty string");
+	if (value.length > MAX_ID_LENGTH) throw invalidInput(at, `must be at most ${MAX_ID_LENGTH} characters`);
+	return value;
+}
+
+/**
+ * Postgres `jsonb` and `text` cannot hold U+0000, so no backend accepts it:
+ * the memory backend must reject exactly what Postgres rejects.
+ */
+export function rejectNulCharacters(value: unknown, at: string): void {
+	const stack: Array<{ value: unknown; at: string }> = [{ value, at }];
+	while (stack.length > 0) {
+		const frame = stack.pop() as { value: unknown; at: string };
+		const v = frame.value;
+		if (typeof v === "string") {
+			if (v.includes("\u0000")) throw invalidInput(frame.at, "must not contain the character U+0000");
+		} else if (typeof v === "number") {
+			if (!Number.isFinite(v)) throw invalidInput(frame.at, "must be a finite number");
+		} else if (Array.isArray(v)) {
+			v.forEach((item, i) => {
+				stack.push({ value: item, at: `${frame.at}[${i}]` });
+			});
+		} else if (isObject(v)) {
+			for (const [key, item] of Object.entries(v)) {
+				if (key.includes("\u0000"))
+					throw invalidInput(frame.at, "keys must not contain the character U+0000");
+				stack.push({ value: item, at: field(frame.at, key) });
+			}
+		}
+	}
+}
+
+/** Checks the own fields of one entry type. */
+function validateOwnFields(type: EntryType, obj: Json, at: string): void {
+	switch (type) {
+		case "message": {
+			const message = obj.message;
+			if (!isObject(message)) throw invalidInput(field(at, "message"), "must be an object with a role");
+			requireString(message, "role", field(at, "message"), { nonEmpty: true });
+			return;
+		}
+		case "thinking_level_change":
+			requireString(obj, "thinkingLevel", at, { nonEmpty: true });
+			return;
+		case "model_change":
+			requireString(obj, "provider", at, { nonEmpty: true });
+			requireString(obj, "modelId", at, { nonEmpty: true });
+			return;
+		case "active_tools_change": {
+			const names = obj.activeToolNames;
+			if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) {
+				throw invalidInput(field(at, "activeToolNames"), "must be an array of strings");
+			}
+			return;
+		}
+		case "compaction": {
+			requireString(obj, "summary", at);
+			optionalString(obj, "firstKeptEntryId", at);
+			const tokens = obj.tokensBefore;
+			if (typeof tokens !== "number" || !Number.isInteger(tokens) || tokens < 0) {
+				throw invalidInput(field(at, "tokensBefore"), "must be a non-negative integer");
+			}
+			optionalBoolean(obj, "fromHook", at);
+			return;
+		}
+		case "branch_summary":
+			requireString(obj, "fromId", at, { nonEmpty: true });
+			requireString(obj, "summary", at);
+			optionalBoolean(obj, "fromHook", at);
+			return;
+		case "custom":
+			requireString(obj, "customType", at, { nonEmpty: true });
+			return;
+		case "custom_message": {
+			requireString(obj, "customType", at, { nonEmpty: true });
+			const content = obj.content;
+			if (typeof content !== "string" && !Array.isArray(content)) {
+				throw invalidInput(field(at, "content"), "must be a string or an array of content blocks");
+			}
+			if (typeof obj.display !== "boolean") throw invalidInput(field(at, "display"), "must be a boolean");
+			return;
+		}
+		case "label":
+			requireString(obj, "targetId", at, { nonEmpty: true });
+			optionalString(obj, "label", at);
+			return;
+		case "session_info":
+			optionalString(obj, "name", at);
+			return;
+		case "leaf":
+			if (obj.targetId !== null && (typeof obj.targetId !== "string" || obj.targetId.length === 0)) {
+				throw invalidInput(field(at, "targetId"), "must be a non-empty string or null");
+			}
+			return;
+	}
+}
+
+function validateType(value: unknown, at: string): EntryType {
+	if (!isEntryType(value)) throw invalidInput(field(at, "type"), `must be one of ${ENTRY_TYPES.join(", ")}`);
+	return value;
+}
+
+/** Normalise an ISO-8601 timestamp to `toISOString()` form (what pi writes). */
+export function normalizeTimestamp(value: unknown, at: string): string {
+	if (typeof value !== "string" || value.length === 0)
+		throw invalidInput(at, "must be an ISO-8601 date-time string");
+	const millis = Date.parse(value);
+	if (Number.isNaN(millis)) throw invalidInput(at, "must be an ISO-8601 date-time string");
+	return new Date(millis).toISOString();
+}
+
+/** A complete entry read from a file: placement fields plus own fields. */
+export function validateEntry(value: unknown, at = ""): Entry {
+	if (!isObject(value)) throw invalidInput(at || "entry", "must be a JSON object");
+	const type = validateType(value.type, at);
+	validateEntryId(value.id, field(at, "id"));
+	if (value.parentId !== null && (typeof value.parentId !== "string" || value.parentId.length === 0)) {
+		throw invalidInput(field(at, "parentId"), "must be a non-empty string or null");
+	}
+	const timestamp = normalizeTimestamp(value.timestamp, field(at, "timestamp"));
+	validateOwnFields(type, value, at);
+	rejectNulCharacters(value, at || "entry");
+	return { ...value, timestamp } as Entry;
+}
+
+/** An entry to append: own fields, optional id; placement is the store's job. */
+export function validateDraft(value: unknown, at = ""): DraftEntry {
+	if (!isObject(value)) throw invalidInput(at || "entry", "must be a JSON object");
+	const type = validateType(value.type, at);
+	for (const name of PLACEMENT_FIELDS) {
+		if (name !== "type" && name !== "id" && value[name] !== undefined) {
+			throw invalidInput(field(at, name), "is assigned by the store and must not be given");
+		}
+	}
+	if (value.id !== undefined) validateEntryId(value.id, field(at, "id"));
+	validateOwnFields(type, value, at);
+	rejectNulCharacters(value, at || "entry");
+	return value as DraftEntry;
+}

@@ -1,0 +1,307 @@
+/**
+ * The reference backend: the append log of each session in an array, with an
+ * id index. Every read returns copies, so callers cannot change stored state.
+ * Several MemoryStore instances may share one MemoryDatabase (as two servers
+ * share one Postgres).
+ */
+import { projectContext } from "../session/context.js";
+import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
+import { planFork } from "../session/fork.js";
+import { formatSessionFile, parseSessionFile } from "../session/jsonl.js";
+import { boundByCompaction, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
+import { KeyedMutex } from "./mutex.js";
+import { compareActivity, sessionWindow, toPage } from "./paging.js";
+import {
+	forkedSessionRecord,
+	forkTargetId,
+	importedSessionRecord,
+	newSessionRecord,
+	pathStart,
+	sessionExists,
+} from "./records.js";
+import {
+	type AppendOptions,
+	type AppendResult,
+	type CreateSessionInput,
+	type EntryLogQuery,
+	type ForkInput,
+	headerOf,
+	type ImportOptions,
+	type MoveLeafInput,
+	type MoveLeafResult,
+	type Page,
+	type PathQuery,
+	type SessionPageArgs,
+	type SessionRecord,
+	type SessionStore,
+} from "./store.js";
+import {
+	appendDraft,
+	appendResult,
+	labelDraft,
+	moveDrafts,
+	moveResult,
+	notFoundSession,
+	renameDraft,
+	systemClock,
+	type WriteOutcome,
+	writeDrafts,
+} from "./write.js";
+
+interface MemorySession {
+	record: SessionRecord;
+	log: StoredEntry[];
+	byId: Map<string, StoredEntry>;
+}
+
+/** The shared state several MemoryStore instances can open; keyed by workspace and session id. */
+export class MemoryDatabase {
+	readonly sessions = new Map<string, MemorySession>();
+	readonly locks = new KeyedMutex();
+}
+
+const key = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+export class MemoryStore implements SessionStore {
+	readonly backend = "memory" as const;
+	private readonly db: MemoryDatabase;
+
+	constructor(db: MemoryDatabase = new MemoryDatabase()) {
+		this.db = db;
+	}
+
+	private find(ws: string, sessionId: string): MemorySession | undefined {
+		return this.db.sessions.get(key(ws, sessionId));
+	}
+
+	private require(ws: string, sessionId: string): MemorySession {
+		const session = this.find(ws, sessionId);
+		if (!session) throw notFoundSession(sessionId);
+		return session;
+	}
+
+	private insert(record: SessionRecord, rows: readonly StoredEntry[]): SessionRecord {
+		const id = key(record.workspaceId, record.sessionId);
+		if (this.db.sessions.has(id)) throw sessionExists(record.sessionId);
+		const log = copy([...rows]);
+		this.db.sessions.set(id, { record: copy(record), log, byId: new Map(log.map((e) => [e.entry.id, e])) });
+		return copy(record);
+	}
+
+	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
+		return this.insert(newSessionRecord(ws, input, systemClock.now()), []);
+	}
+
+	async getSession(ws: string, sessionId: string): Promise<SessionRecord | null> {
+		const session = this.find(ws, sessionId);
+		return session ? copy(session.record) : null;
+	}
+
+	async getSessions(ws: string, sessionIds: readonly string[]): Promise<Map<string, SessionRecord>> {
+		const found = new Map<string, SessionRecord>();
+		for (const id of sessionIds) {
+			const session = this.find(ws, id);
+			if (session) found.set(id, copy(session.record));
+		}
+		return found;
+	}
+
+	async listSessions(ws: string, args: SessionPageArgs): Promise<Page<SessionRecord>> {
+		const window = sessionWindow(args);
+		const all = [...this.db.sessions.values()].map((s) => s.record).filter((r) => r.workspaceId === ws);
+		const sorted = all
+			.filter((r) => !window.after || compareActivity(r, window.after) > 0)
+			.filter((r) => !window.before || compareActivity(r, window.before) < 0)
+			.sort(compareActivity);
+		if (window.backward) sorted.reverse();
+		return toPage(copy(sorted.slice(0, window.limit + 1)), window, all.length);
+	}
+
+	private write(
+		ws: string,
+		sessionId: string,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome> {
+		return this.db.locks.run(key(ws, sessionId), () =>
+			writeDrafts(
+				{
+					lockSession: async () => {
+						const session = this.find(ws, sessionId);
+						return session ? copy(session.record) : null;
+					},
+					findEntries: async (ids) => {
+						const session = this.require(ws, sessionId);
+						const found = new Map<string, StoredEntry>();
+						for (const id of ids) {
+							const entry = session.byId.get(id);
+							if (entry) found.set(id, copy(entry));
+						}
+						return found;
+					},
+					commit: async (rows, next) => {
+						const session = this.require(ws, sessionId);
+						for (const row of copy(rows)) {
+							session.log.push(row);
+							session.byId.set(row.entry.id, row);
+						}
+						session.record = copy(next);
+					},
+				},
+				sessionId,
+				drafts,
+				options,
+			),
+		);
+	}
+
+	async appendEntry(
+		ws: string,
+		sessionId: string,
+		draft: DraftEntry,
+		options: AppendOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [appendDraft(draft)], options));
+	}
+
+	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
+		return moveResult(await this.write(ws, sessionId, moveDrafts(input), input));
+	}
+
+	async setLabel(
+		ws: string,
+		sessionId: string,
+		targetId: string,
+		label?: string | null,
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [labelDraft(targetId, label)], {}));
+	}
+
+	async renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [renameDraft(name)], {}));
+	}
+
+	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
+		const entry = this.require(ws, sessionId).byId.get(entryId);
+		return entry ? copy(entry) : null;
+	}
+
+	async getEntries(
+		ws: string,
+		sessionId: string,
+		entryIds: readonly string[],
+	): Promise<Map<string, StoredEntry>> {
+		const session = this.require(ws, sessionId);
+		const found = new Map<string, StoredEntry>();
+		for (const id of entryIds) {
+			const entry = session.byId.get(id);
+			if (entry) found.set(id, copy(entry));
+		}
+		return found;
+	}
+
+	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
+		const { afterSeq = 0, beforeSeq = Number.POSITIVE_INFINITY, limit, types, fromEnd = false } = query;
+		const matching = this.require(ws, sessionId).log.filter(
+			(e) => e.seq > afterSeq && e.seq < beforeSeq && (!types || types.includes(e.entry.type)),
+		);
+		const window =
+			limit === undefined
+				? matching
+				: fromEnd
+					? matching.slice(Math.max(0, matching.length - limit))
+					: matching.slice(0, limit);
+		return copy(window);
+	}
+
+	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
+		const { log } = this.require(ws, sessionId);
+		return types ? log.filter((e) => types.includes(e.entry.type)).length : log.length;
+	}
+
+	async children(
+		ws: string,
+		sessionId: string,
+		entryIds: readonly string[],
+	): Promise<Map<string, StoredEntry[]>> {
+		const { log } = this.require(ws, sessionId);
+		const wanted = new Set(entryIds);
+		const result = new Map<string, StoredEntry[]>(entryIds.map((id) => [id, []]));
+		for (const e of log) {
+			if (e.entry.type !== "leaf" && e.entry.parentId !== null && wanted.has(e.entry.parentId)) {
+				result.get(e.entry.parentId)?.push(copy(e));
+			}
+		}
+		return result;
+	}
+
+	async labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>> {
+		const all = labelsOf(this.require(ws, sessionId).log);
+		const result = new Map<string, string>();
+		for (const id of entryIds) {
+			const label = all.get(id)?.label;
+			if (label) result.set(id, label);
+		}
+		return result;
+	}
+
+	async tips(ws: string, sessionId: string): Promise<StoredEntry[]> {
+		return copy(tipsOf(this.require(ws, sessionId).log));
+	}
+
+	private fullPath(session: MemorySession, fromId: string | null | undefined): StoredEntry[] {
+		const start = pathStart(session.record, fromId, fromId ? session.byId.get(fromId) : undefined);
+		return pathToRoot(start, (id) => session.byId.get(id));
+	}
+
+	async activePath(ws: string, sessionId: string, query: PathQuery = {}): Promise<StoredEntry[]> {
+		const path = this.fullPath(this.require(ws, sessionId), query.fromId);
+		return copy(query.full ? path : boundByCompaction(path));
+	}
+
+	async context(
+		ws: string,
+		sessionId: string,
+		query: { fromId?: string | null } = {},
+	): Promise<SessionContext> {
+		const path = this.fullPath(this.require(ws, sessionId), query.fromId);
+		return copy(projectContext(path.map((e) => e.entry)));
+	}
+
+	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
+		const file = parseSessionFile(
+			jsonl,
+			options.sessionId === undefined ? {} : { sessionId: options.sessionId },
+		);
+		const record = this.insert(importedSessionRecord(ws, file), file.rows);
+		options.onProgress?.(file.rows.length, file.rows.length);
+		return record;
+	}
+
+	async exportSession(ws: string, sessionId: string): Promise<string> {
+		const session = this.require(ws, sessionId);
+		return formatSessionFile(
+			headerOf(session.record),
+			session.log.map((e) => e.entry),
+		);
+	}
+
+	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
+		const source = this.require(ws, sessionId);
+		const newId = forkTargetId(input.newSessionId);
+		if (this.find(ws, newId)) throw sessionExists(newId);
+		const start = pathStart(
+			source.record,
+			input.entryId,
+			input.entryId ? source.byId.get(input.entryId) : undefined,
+			"entryId",
+		);
+		const path = pathToRoot(start, (id) => source.byId.get(id));
+		const plan = planFork(newId, path, labelsOf(source.log), systemClock);
+		return this.insert(forkedSessionRecord(source.record, newId, plan, systemClock.now()), plan.rows);
+	}
+
+	async close(): Promise<void> {}
+}

@@ -1,0 +1,70 @@
+/**
+ * The Postgres data model (ARCHITECTURE.md, "Data model"). Every entry key
+ * starts with session_id, so the table can be partitioned or distributed by
+ * session without changing the model. Entry rows are append-only (a trigger
+ * rejects UPDATE and DELETE; see drizzle/*_append_only.sql); the session row's
+ * pointer columns are the only mutable state.
+ */
+import { sql } from "drizzle-orm";
+import {
+	foreignKey,
+	index,
+	integer,
+	jsonb,
+	pgTable,
+	primaryKey,
+	text,
+	timestamp,
+	unique,
+} from "drizzle-orm/pg-core";
+
+export const sessions = pgTable(
+	"sessions",
+	{
+		workspaceId: text("workspace_id").notNull(),
+		id: text("id").notNull(),
+		createdAt: timestamp("created_at", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+		updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+		cwd: text("cwd"),
+		parentSessionId: text("parent_session_id"),
+		name: text("name"),
+		leafId: text("leaf_id"),
+		lastSeq: integer("last_seq").notNull().default(0),
+		entryCount: integer("entry_count").notNull().default(0),
+		/** Header fields kept from an imported file. */
+		header: jsonb("header").$type<Record<string, unknown>>().notNull().default({}),
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspaceId, t.id] }),
+		index("sessions_by_activity").on(t.workspaceId, t.updatedAt.desc(), t.id.desc()),
+	],
+);
+
+export const entries = pgTable(
+	"entries",
+	{
+		workspaceId: text("workspace_id").notNull(),
+		sessionId: text("session_id").notNull(),
+		seq: integer("seq").notNull(),
+		id: text("id").notNull(),
+		parentId: text("parent_id"),
+		type: text("type").notNull(),
+		timestamp: timestamp("timestamp", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+		depth: integer("depth").notNull(),
+		/** The type's own fields, unknown fields kept. */
+		payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspaceId, t.sessionId, t.id] }),
+		unique("entries_session_seq").on(t.workspaceId, t.sessionId, t.seq),
+		foreignKey({
+			columns: [t.workspaceId, t.sessionId],
+			foreignColumns: [sessions.workspaceId, sessions.id],
+		}).onDelete("restrict"),
+		index("entries_children").on(t.workspaceId, t.sessionId, t.parentId),
+		index("entries_by_type").on(t.workspaceId, t.sessionId, t.type, t.seq),
+		index("entries_label_targets")
+			.on(t.workspaceId, t.sessionId, sql`(${t.payload}->>'targetId')`, t.seq)
+			.where(sql`${t.type} = 'label'`),
+	],
+);

@@ -1,0 +1,119 @@
+/**
+ * Session records and path starts, shared by the backends: what a new,
+ * imported or forked session looks like, and where a path begins.
+ */
+import type { StoredEntry } from "../session/entry.js";
+import { invalidInput, SessionError } from "../session/errors.js";
+import type { ForkPlan } from "../session/fork.js";
+import { newSessionId } from "../session/ids.js";
+import type { ParsedSessionFile } from "../session/jsonl.js";
+import { sessionNameOf } from "../session/tree.js";
+import { validateEntryId } from "../session/validate.js";
+import type { CreateSessionInput, SessionRecord } from "./store.js";
+
+/**
+ * The entry a path or context starts from: `fromId` when given (it must be a
+ * node of the session), else the current leaf. Null means the empty path.
+ */
+export function pathStart(
+	session: SessionRecord,
+	fromId: string | null | undefined,
+	found: StoredEntry | null | undefined,
+	field = "fromId",
+): string | null {
+	if (fromId === undefined || fromId === null) return session.leafId;
+	if (!found)
+		throw new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${session.sessionId}`, {
+			field,
+		});
+	if (found.entry.type === "leaf")
+		throw invalidInput(field, `entry ${fromId} is a leaf record, not a tree node`);
+	return fromId;
+}
+
+/** When an imported session was last active: its newest entry, or its creation. */
+export function lastActivity(createdAt: string, rows: readonly StoredEntry[]): string {
+	let latest = createdAt;
+	for (const { entry } of rows) if (entry.timestamp > latest) latest = entry.timestamp;
+	return latest;
+}
+
+export function initialName(name: unknown): string | null {
+	return typeof name === "string" ? name.trim() || null : null;
+}
+
+function optionalText(value: unknown, field: string): string | null {
+	if (value === undefined || value === null) return null;
+	if (typeof value !== "string") throw invalidInput(field, "must be a string");
+	if (value.includes("\u0000")) throw invalidInput(field, "must not contain the character U+0000");
+	return value;
+}
+
+/** A new, empty session. A name given at creation lives in the header until a rename. */
+export function newSessionRecord(ws: string, input: CreateSessionInput, now: string): SessionRecord {
+	const sessionId =
+		input.sessionId === undefined ? newSessionId() : validateEntryId(input.sessionId, "sessionId");
+	const name = initialName(optionalText(input.name, "name"));
+	return {
+		workspaceId: ws,
+		sessionId,
+		name,
+		cwd: optionalText(input.cwd, "cwd"),
+		createdAt: now,
+		updatedAt: now,
+		parentSessionId: optionalText(input.parentSessionId, "parentSessionId"),
+		leafId: null,
+		lastSeq: 0,
+		entryCount: 0,
+		headerExtra: name === null ? {} : { name },
+	};
+}
+
+export function importedSessionRecord(ws: string, file: ParsedSessionFile): SessionRecord {
+	const { header, rows } = file;
+	return {
+		workspaceId: ws,
+		sessionId: header.id,
+		name: sessionNameOf(rows, initialName(header.extra.name)),
+		cwd: header.cwd,
+		createdAt: header.timestamp,
+		updatedAt: lastActivity(header.timestamp, rows),
+		parentSessionId: header.parentSession,
+		leafId: file.leafId,
+		lastSeq: rows.length,
+		entryCount: rows.length,
+		headerExtra: header.extra,
+	};
+}
+
+/** A fork names its source as parent and keeps the source's cwd. */
+export function forkedSessionRecord(
+	source: SessionRecord,
+	sessionId: string,
+	plan: ForkPlan,
+	now: string,
+): SessionRecord {
+	return {
+		workspaceId: source.workspaceId,
+		sessionId,
+		name: sessionNameOf(plan.rows),
+		cwd: source.cwd,
+		createdAt: now,
+		updatedAt: now,
+		parentSessionId: source.sessionId,
+		leafId: plan.leafId,
+		lastSeq: plan.rows.length,
+		entryCount: plan.rows.length,
+		headerExtra: {},
+	};
+}
+
+export function forkTargetId(newSessionIdInput: string | undefined): string {
+	return newSessionIdInput === undefined
+		? newSessionId()
+		: validateEntryId(newSessionIdInput, "newSessionId");
+}
+
+export function sessionExists(sessionId: string): SessionError {
+	return new SessionError("ALREADY_EXISTS", `Session ${sessionId} already exists`, { field: "sessionId" });
+}

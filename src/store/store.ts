@@ -1,0 +1,162 @@
+/**
+ * The one storage interface. Every backend (memory, PGlite, Postgres) passes
+ * the same conformance suite (test/store/conformance.ts). Every call is
+ * scoped to a workspace (tenant): a session of another workspace does not
+ * exist for the caller.
+ */
+import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
+import type { SessionHeader } from "../session/jsonl.js";
+
+export { type ErrorCode, isSessionError, SessionError as StoreError } from "../session/errors.js";
+
+/** Used until authentication exists; the column and the scoping are real. */
+export const DEFAULT_WORKSPACE = "default";
+
+export interface SessionRecord {
+	workspaceId: string;
+	sessionId: string;
+	name: string | null;
+	cwd: string | null;
+	createdAt: string;
+	updatedAt: string;
+	/** As written in the header: a session id, or for files from pi a file path. */
+	parentSessionId: string | null;
+	/** The current leaf; null before the first entry or after a move to the root. */
+	leafId: string | null;
+	lastSeq: number;
+	/** Entries in the append log (leaf records included); equals lastSeq. */
+	entryCount: number;
+	/** Header fields kept from an imported file (`provider`, `modelId`, `branchedFrom`, …). */
+	headerExtra: Record<string, unknown>;
+}
+
+export interface CreateSessionInput {
+	sessionId?: string;
+	name?: string;
+	cwd?: string;
+	parentSessionId?: string;
+}
+
+/** Relay-style window over sessions, newest activity first. */
+export interface SessionPageArgs {
+	first?: number;
+	after?: string;
+	last?: number;
+	before?: string;
+}
+
+export interface Page<T> {
+	items: Array<{ cursor: string; node: T }>;
+	hasNextPage: boolean;
+	hasPreviousPage: boolean;
+	totalCount: number;
+}
+
+export interface AppendOptions {
+	/** Fail with LEAF_CONFLICT (writing nothing) unless the current leaf is this id. */
+	expectedLeafId?: string | null;
+}
+
+export interface AppendResult {
+	entry: StoredEntry;
+	session: SessionRecord;
+	/** False when the same entry was re-sent and the stored one is returned. */
+	created: boolean;
+}
+
+export interface MoveLeafInput extends AppendOptions {
+	/** A node of the session, or null for "before the first entry". */
+	targetId: string | null;
+	summary?: { summary: string; details?: unknown };
+}
+
+export interface MoveLeafResult {
+	leafEntry: StoredEntry;
+	summaryEntry: StoredEntry | null;
+	session: SessionRecord;
+}
+
+export interface EntryLogQuery {
+	/** Entries with seq > afterSeq (default 0). */
+	afterSeq?: number;
+	/** Entries with seq < beforeSeq. */
+	beforeSeq?: number;
+	limit?: number;
+	/** From the end of the window backwards (for `last`); results stay in seq order. */
+	fromEnd?: boolean;
+	types?: readonly EntryType[];
+}
+
+export interface PathQuery {
+	/** Default: the current leaf. */
+	fromId?: string | null;
+	/** The whole path to the root instead of the compaction-bounded one. */
+	full?: boolean;
+}
+
+export interface ImportOptions {
+	/** Overrides the header's session id. */
+	sessionId?: string;
+	onProgress?: (stored: number, total: number) => void;
+}
+
+export interface ForkInput {
+	/** Default: the current leaf. */
+	entryId?: string;
+	newSessionId?: string;
+}
+
+export interface SessionStore {
+	readonly backend: "memory" | "pglite" | "postgres";
+
+	createSession(ws: string, input?: CreateSessionInput): Promise<SessionRecord>;
+	getSession(ws: string, sessionId: string): Promise<SessionRecord | null>;
+	/** Sessions by id, for batching; missing ones are absent from the map. */
+	getSessions(ws: string, sessionIds: readonly string[]): Promise<Map<string, SessionRecord>>;
+	listSessions(ws: string, page: SessionPageArgs): Promise<Page<SessionRecord>>;
+
+	/** Append one entry as a child of the current leaf; the leaf becomes it. */
+	appendEntry(
+		ws: string,
+		sessionId: string,
+		draft: DraftEntry,
+		options?: AppendOptions,
+	): Promise<AppendResult>;
+	/** Append a leaf record (and a branch summary when asked); see SEMANTICS "Moving the leaf". */
+	moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult>;
+	/** Append a label entry; an empty or absent label clears. */
+	setLabel(ws: string, sessionId: string, targetId: string, label?: string | null): Promise<AppendResult>;
+	/** Append a session_info entry with the trimmed name; empty clears. */
+	renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult>;
+
+	getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null>;
+	/** Entries by id, for batching; missing ones are absent from the map. */
+	getEntries(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, StoredEntry>>;
+	/** The append log in seq order. */
+	listEntries(ws: string, sessionId: string, query?: EntryLogQuery): Promise<StoredEntry[]>;
+	countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number>;
+	/** Child nodes of each given entry, in seq order. */
+	children(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, StoredEntry[]>>;
+	/** Current labels of the given entries (absent when unlabelled). */
+	labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>>;
+	tips(ws: string, sessionId: string): Promise<StoredEntry[]>;
+	activePath(ws: string, sessionId: string, query?: PathQuery): Promise<StoredEntry[]>;
+	context(ws: string, sessionId: string, query?: { fromId?: string | null }): Promise<SessionContext>;
+
+	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<SessionRecord>;
+	exportSession(ws: string, sessionId: string): Promise<string>;
+	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
+
+	close(): Promise<void>;
+}
+
+/** The header a session exports with. */
+export function headerOf(session: SessionRecord): SessionHeader {
+	return {
+		id: session.sessionId,
+		timestamp: session.createdAt,
+		cwd: session.cwd,
+		parentSession: session.parentSessionId,
+		extra: session.headerExtra,
+	};
+}

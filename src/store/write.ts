@@ -1,0 +1,142 @@
+/**
+ * The write procedure every backend runs inside its own transaction, so that
+ * the order of checks (session exists → re-sent entry → expected leaf →
+ * targets) and the pointer/name bookkeeping are written once.
+ */
+import {
+	type KnownEntry,
+	type PlanClock,
+	planAppend,
+	referencedIds,
+	sameContent,
+} from "../session/append.js";
+import type { DraftEntry, StoredEntry } from "../session/entry.js";
+import { invalidInput, SessionError } from "../session/errors.js";
+import { newEntryId } from "../session/ids.js";
+import { nameAfter } from "../session/tree.js";
+import { validateDraft } from "../session/validate.js";
+import type { AppendOptions, AppendResult, MoveLeafInput, MoveLeafResult, SessionRecord } from "./store.js";
+
+/** Backend primitives, all running in one transaction that holds the session's lock. */
+export interface SessionWriter {
+	/** Lock the session row and read it; null when the workspace has no such session. */
+	lockSession(): Promise<SessionRecord | null>;
+	/** Stored entries of this session with these ids. */
+	findEntries(ids: readonly string[]): Promise<Map<string, StoredEntry>>;
+	/** Insert the rows and move the session row to `next`. */
+	commit(rows: readonly StoredEntry[], next: SessionRecord): Promise<void>;
+}
+
+export interface WriteOutcome {
+	rows: StoredEntry[];
+	session: SessionRecord;
+	/** Set when the write re-sent an entry that is already stored. */
+	replayed?: StoredEntry;
+}
+
+export const systemClock: PlanClock = {
+	now: () => new Date().toISOString(),
+	newId: newEntryId,
+};
+
+export function notFoundSession(sessionId: string): SessionError {
+	return new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
+}
+
+export async function writeDrafts(
+	writer: SessionWriter,
+	sessionId: string,
+	drafts: readonly DraftEntry[],
+	options: AppendOptions,
+	clock: PlanClock = systemClock,
+): Promise<WriteOutcome> {
+	const session = await writer.lockSession();
+	if (!session) throw notFoundSession(sessionId);
+	const head = { leafId: session.leafId, lastSeq: session.lastSeq };
+	const found = await writer.findEntries(referencedIds(head, drafts));
+
+	const [only] = drafts;
+	const resent = drafts.length === 1 && only?.id !== undefined ? found.get(only.id) : undefined;
+	if (only && resent) {
+		if (sameContent(resent.entry, only)) return { rows: [], session, replayed: resent };
+		throw new SessionError(
+			"ALREADY_EXISTS",
+			`Entry ${resent.entry.id} already exists with different content (a ${resent.entry.type} entry at seq ${resent.seq})`,
+			{ field: "entryId" },
+		);
+	}
+	if (options.expectedLeafId !== undefined && options.expectedLeafId !== session.leafId) {
+		throw new SessionError(
+			"LEAF_CONFLICT",
+			`The leaf is ${JSON.stringify(session.leafId)}, not the expected ${JSON.stringify(options.expectedLeafId)}`,
+			{ field: "expectedLeafId" },
+		);
+	}
+	const known = (id: string): KnownEntry | undefined => {
+		const e = found.get(id);
+		return e && { id, type: e.entry.type, depth: e.depth };
+	};
+	const plan = planAppend(sessionId, head, drafts, known, clock);
+	let name = session.name;
+	for (const row of plan.rows) name = nameAfter(row.entry, name);
+	const last = plan.rows[plan.rows.length - 1];
+	const next: SessionRecord = {
+		...session,
+		leafId: plan.leafId,
+		lastSeq: last ? last.seq : session.lastSeq,
+		entryCount: session.entryCount + plan.rows.length,
+		name,
+		updatedAt: last ? last.entry.timestamp : session.updatedAt,
+	};
+	await writer.commit(plan.rows, next);
+	return { rows: plan.rows, session: next };
+}
+
+/** An entry given to appendEntry; leaf records are only written by moveLeaf. */
+export function appendDraft(value: unknown): DraftEntry {
+	const draft = validateDraft(value, "entry");
+	if (draft.type === "leaf")
+		throw invalidInput("entry.type", "leaf records are written by moveLeaf, not appended");
+	return draft;
+}
+
+/** A move is a leaf record, then optionally the abandoned branch's summary under the target. */
+export function moveDrafts(input: MoveLeafInput): DraftEntry[] {
+	const { targetId, summary } = input;
+	if (targetId !== null && (typeof targetId !== "string" || targetId.length === 0)) {
+		throw invalidInput("targetId", "must be a non-empty string or null");
+	}
+	const drafts = [{ type: "leaf", targetId } as DraftEntry];
+	if (summary) {
+		const branchSummary = {
+			type: "branch_summary",
+			fromId: targetId ?? "root",
+			summary: summary.summary,
+			...(summary.details === undefined ? {} : { details: summary.details }),
+		};
+		drafts.push(validateDraft(branchSummary, "summary"));
+	}
+	return drafts;
+}
+
+export function labelDraft(targetId: string, label: string | null | undefined): DraftEntry {
+	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "");
+}
+
+/** pi stores the trimmed name; an empty name clears it. */
+export function renameDraft(name: string): DraftEntry {
+	if (typeof name !== "string") throw invalidInput("name", "must be a string");
+	return validateDraft({ type: "session_info", name: name.trim() }, "");
+}
+
+export function appendResult(outcome: WriteOutcome): AppendResult {
+	const entry = outcome.replayed ?? outcome.rows[0];
+	if (!entry) throw new Error("a write produced no entry");
+	return { entry, session: outcome.session, created: outcome.replayed === undefined };
+}
+
+export function moveResult(outcome: WriteOutcome): MoveLeafResult {
+	const [leafEntry, summaryEntry] = outcome.rows;
+	if (!leafEntry) throw new Error("a move produced no leaf record");
+	return { leafEntry, summaryEntry: summaryEntry ?? null, session: outcome.session };
+}

@@ -1,0 +1,895 @@
+/**
+ * The store conformance suite: every behaviour of SessionStore, specified
+ * once and run unchanged on memory, PGlite and Postgres. Each case works in
+ * a workspace of its own, so cases never see each other's data.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { buildSessionContext } from "@mariozechner/pi-coding-agent";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js";
+import { replayLeaf } from "../../src/session/tree.js";
+import type { SessionStore } from "../../src/store/store.js";
+import { rejectsWithCode } from "../support/expect.js";
+import type { Backend } from "./backends.js";
+import { randomTreeProperty } from "./random-trees.js";
+
+export const fixture = (name: string) =>
+	readFileSync(new URL(`../fixtures/pi-small/${name}`, import.meta.url), "utf8");
+
+export const user = (text: string): DraftEntry => ({
+	type: "message",
+	message: { role: "user", content: text, timestamp: 1_764_000_000_000 },
+});
+
+export const assistant = (text: string, model = "claude-sonnet-4-5"): DraftEntry => ({
+	type: "message",
+	message: {
+		role: "assistant",
+		content: [{ type: "text", text }],
+		provider: "anthropic",
+		model,
+		stopReason: "stop",
+		timestamp: 1_764_000_000_001,
+	},
+});
+
+/** Timestamps have millisecond resolution; this makes the next write's time differ from the last. */
+async function nextMillisecond(): Promise<void> {
+	const start = Date.now();
+	while (Date.now() === start) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const withId = (id: string, draft: DraftEntry): DraftEntry => ({ ...draft, id });
+
+/** JSON equality, as a client sees it (undefined fields vanish). */
+export const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+export function conformanceSuite(open: () => Promise<Backend>): void {
+	let backend: Backend;
+	const store = (): SessionStore => backend.store;
+	const workspace = () => `ws-${randomBytes(5).toString("hex")}`;
+
+	beforeAll(async () => {
+		backend = await open();
+	});
+	afterAll(async () => {
+		await backend?.dispose();
+	});
+
+	/** Everything a rejected write must leave untouched. */
+	async function snapshot(ws: string, sessionId: string) {
+		return {
+			session: await store().getSession(ws, sessionId),
+			log: await store().listEntries(ws, sessionId),
+		};
+	}
+
+	async function expectPointerIsReplay(ws: string, sessionId: string) {
+		const session = await store().getSession(ws, sessionId);
+		const log = await store().listEntries(ws, sessionId);
+		expect(session?.leafId).toBe(replayLeaf(log.map((e) => e.entry)));
+		expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+		expect(session?.lastSeq).toBe(log.length);
+	}
+
+	/** The seed example of SEMANTICS.md: u1, a1, u2, a2, move to u1, a3. */
+	async function seed(ws: string, sessionId = "seed") {
+		const s = store();
+		await s.createSession(ws, { sessionId });
+		await s.appendEntry(ws, sessionId, withId("u1", user("u1")));
+		await s.appendEntry(ws, sessionId, withId("a1", assistant("a1")));
+		await s.appendEntry(ws, sessionId, withId("u2", user("u2")));
+		await s.appendEntry(ws, sessionId, withId("a2", assistant("a2")));
+		const move = await s.moveLeaf(ws, sessionId, { targetId: "u1" });
+		await s.appendEntry(ws, sessionId, withId("a3", assistant("a3")));
+		return { sessionId, move };
+	}
+
+	describe("sessions", () => {
+		it("creates a session with a generated UUIDv7 id and an empty pointer", async () => {
+			const ws = workspace();
+			const created = await store().createSession(ws, { cwd: "/tmp/x" });
+			expect(created.sessionId).toMatch(
+				/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+			);
+			expect(created).toMatchObject({
+				workspaceId: ws,
+				leafId: null,
+				lastSeq: 0,
+				entryCount: 0,
+				cwd: "/tmp/x",
+				name: null,
+			});
+			expect(await store().getSession(ws, created.sessionId)).toEqual(created);
+		});
+
+		it("keeps a caller's session id and rejects a taken one, changing nothing", async () => {
+			const ws = workspace();
+			const first = await store().createSession(ws, { sessionId: "mine", name: "First" });
+			await rejectsWithCode(
+				store().createSession(ws, { sessionId: "mine", name: "Second" }),
+				"ALREADY_EXISTS",
+			);
+			expect(await store().getSession(ws, "mine")).toEqual(first);
+			expect(first.name).toBe("First");
+		});
+
+		it("rejects an empty session id", async () => {
+			const ws = workspace();
+			await rejectsWithCode(store().createSession(ws, { sessionId: "" }), "INVALID_INPUT", "sessionId");
+			expect((await store().listSessions(ws, {})).totalCount).toBe(0);
+		});
+
+		it("scopes every call to the workspace", async () => {
+			const ws = workspace();
+			const other = workspace();
+			await seed(ws, "private");
+			expect(await store().getSession(other, "private")).toBeNull();
+			expect((await store().listSessions(other, {})).items).toEqual([]);
+			await rejectsWithCode(store().appendEntry(other, "private", user("intruder")), "NOT_FOUND");
+			await rejectsWithCode(store().listEntries(other, "private"), "NOT_FOUND");
+			await rejectsWithCode(store().activePath(other, "private"), "NOT_FOUND");
+			await rejectsWithCode(store().context(other, "private"), "NOT_FOUND");
+			await rejectsWithCode(store().tips(other, "private"), "NOT_FOUND");
+			await rejectsWithCode(store().exportSession(other, "private"), "NOT_FOUND");
+			await rejectsWithCode(store().getEntries(other, "private", ["u1"]), "NOT_FOUND");
+			expect((await store().getSession(ws, "private"))?.lastSeq).toBe(6);
+		});
+
+		it("pages sessions newest activity first, forwards and backwards", async () => {
+			const ws = workspace();
+			for (const id of ["s1", "s2", "s3", "s4", "s5"]) {
+				await store().createSession(ws, { sessionId: id });
+				await nextMillisecond();
+			}
+			// Activity reorders: s2 becomes the most recently active.
+			await store().appendEntry(ws, "s2", user("bump"));
+			const all = await store().listSessions(ws, { first: 10 });
+			expect(all.items.map((i) => i.node.sessionId)).toEqual(["s2", "s5", "s4", "s3", "s1"]);
+			expect(all).toMatchObject({ totalCount: 5, hasNextPage: false, hasPreviousPage: false });
+
+			const page1 = await store().listSessions(ws, { first: 2 });
+			expect(page1.items.map((i) => i.node.sessionId)).toEqual(["s2", "s5"]);
+			expect(page1.hasNextPage).toBe(true);
+			const page2 = await store().listSessions(ws, { first: 2, after: page1.items[1]?.cursor });
+			expect(page2.items.map((i) => i.node.sessionId)).toEqual(["s4", "s3"]);
+			expect(page2).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+			const page3 = await store().listSessions(ws, { first: 2, after: page2.items[1]?.cursor });
+			expect(page3.items.map((i) => i.node.sessionId)).toEqual(["s1"]);
+			expect(page3.hasNextPage).toBe(false);
+			const beyond = await store().listSessions(ws, { first: 2, after: page3.items[0]?.cursor });
+			expect(beyond.items).toEqual([]);
+			expect(beyond.hasNextPage).toBe(false);
+
+			const lastTwo = await store().listSessions(ws, { last: 2 });
+			expect(lastTwo.items.map((i) => i.node.sessionId)).toEqual(["s3", "s1"]);
+			expect(lastTwo.hasPreviousPage).toBe(true);
+			const before = await store().listSessions(ws, { last: 2, before: lastTwo.items[0]?.cursor });
+			expect(before.items.map((i) => i.node.sessionId)).toEqual(["s5", "s4"]);
+		});
+
+		it("rejects bad page arguments with coded errors", async () => {
+			const ws = workspace();
+			await rejectsWithCode(store().listSessions(ws, { after: "not-a-cursor" }), "INVALID_INPUT", "after");
+			await rejectsWithCode(store().listSessions(ws, { first: -1 }), "INVALID_INPUT", "first");
+			await rejectsWithCode(store().listSessions(ws, { first: 10_000 }), "LIMIT_EXCEEDED", "first");
+			await rejectsWithCode(store().listSessions(ws, { first: 1, last: 1 }), "INVALID_INPUT", "last");
+		});
+	});
+
+	describe("appending and moving the leaf", () => {
+		it("runs the seed example: six log entries, the path is u1, a3", async () => {
+			const ws = workspace();
+			const { sessionId, move } = await seed(ws);
+			const log = await store().listEntries(ws, sessionId);
+			expect(log.map((e) => [e.seq, e.entry.type, e.entry.parentId])).toEqual([
+				[1, "message", null],
+				[2, "message", "u1"],
+				[3, "message", "a1"],
+				[4, "message", "u2"],
+				[5, "leaf", "a2"],
+				[6, "message", "u1"],
+			]);
+			expect(log[4]?.entry).toMatchObject({ type: "leaf", parentId: "a2", targetId: "u1" });
+			expect(move.leafEntry.entry.id).toBe(log[4]?.entry.id);
+			expect(move.session.leafId).toBe("u1");
+			expect((await store().activePath(ws, sessionId)).map((e) => e.entry.id)).toEqual(["u1", "a3"]);
+			const session = await store().getSession(ws, sessionId);
+			expect(session).toMatchObject({ leafId: "a3", lastSeq: 6, entryCount: 6 });
+			expect((await store().tips(ws, sessionId)).map((e) => e.entry.id)).toEqual(["a2", "a3"]);
+			const children = await store().children(ws, sessionId, ["u1", "a2"]);
+			expect(children.get("u1")?.map((e) => e.entry.id)).toEqual(["a1", "a3"]);
+			// The leaf record hangs off a2 in parentId terms but is not a child node.
+			expect(children.get("a2")).toEqual([]);
+			expect((await store().getEntry(ws, sessionId, "a3"))?.depth).toBe(1);
+			expect((await store().getEntry(ws, sessionId, "a2"))?.depth).toBe(3);
+			const context = await store().context(ws, sessionId);
+			expect(context.messages.map((m) => m.content)).toEqual(["u1", [{ type: "text", text: "a3" }]]);
+		});
+
+		it("assigns parent = current leaf, timestamps and ids, and keeps unknown fields", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			const before = Date.now();
+			const first = await store().appendEntry(ws, "s", {
+				...user("hi"),
+				extensionField: { keep: [1, 2] },
+			} as DraftEntry);
+			expect(first.created).toBe(true);
+			expect(first.entry).toMatchObject({ seq: 1, depth: 0, sessionId: "s" });
+			expect(first.entry.entry.parentId).toBeNull();
+			expect(first.entry.entry.id).toMatch(/^[0-9a-f]{16}$/);
+			expect(Date.parse(first.entry.entry.timestamp)).toBeGreaterThanOrEqual(before - 1000);
+			expect(first.session.leafId).toBe(first.entry.entry.id);
+			const stored = await store().getEntry(ws, "s", first.entry.entry.id);
+			expect(stored?.entry.extensionField).toEqual({ keep: [1, 2] });
+			const second = await store().appendEntry(ws, "s", {
+				type: "thinking_level_change",
+				thinkingLevel: "high",
+			});
+			expect(second.entry.entry.parentId).toBe(first.entry.entry.id);
+			expect(second.entry.depth).toBe(1);
+			await expectPointerIsReplay(ws, "s");
+		});
+
+		it("a leaf record's parent is the previous leaf and it never becomes the leaf", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			await store().appendEntry(ws, "s", withId("x", user("x")));
+			await store().appendEntry(ws, "s", withId("y", assistant("y")));
+			const move = await store().moveLeaf(ws, "s", { targetId: "x" });
+			expect(move.leafEntry.entry).toMatchObject({ type: "leaf", parentId: "y", targetId: "x" });
+			expect(move.session.leafId).toBe("x");
+			expect(move.summaryEntry).toBeNull();
+			const again = await store().moveLeaf(ws, "s", { targetId: "y" });
+			// The parent is the leaf before the move (x), not the previous leaf record.
+			expect(again.leafEntry.entry.parentId).toBe("x");
+			await rejectsWithCode(
+				store().moveLeaf(ws, "s", { targetId: move.leafEntry.entry.id }),
+				"INVALID_INPUT",
+				"targetId",
+			);
+			await rejectsWithCode(
+				store().setLabel(ws, "s", move.leafEntry.entry.id, "nope"),
+				"INVALID_INPUT",
+				"targetId",
+			);
+			await rejectsWithCode(
+				store().activePath(ws, "s", { fromId: move.leafEntry.entry.id }),
+				"INVALID_INPUT",
+				"fromId",
+			);
+			await expectPointerIsReplay(ws, "s");
+		});
+
+		it("moves to null: empty path and context, the next entry is a new root", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const move = await store().moveLeaf(ws, sessionId, { targetId: null });
+			expect(move.leafEntry.entry).toMatchObject({ targetId: null, parentId: "a3" });
+			expect(move.session.leafId).toBeNull();
+			expect(await store().activePath(ws, sessionId)).toEqual([]);
+			expect(await store().context(ws, sessionId)).toEqual({
+				messages: [],
+				thinkingLevel: "off",
+				model: null,
+				activeToolNames: null,
+			});
+			const root = await store().appendEntry(ws, sessionId, user("again"));
+			expect(root.entry.entry.parentId).toBeNull();
+			expect(root.entry.depth).toBe(0);
+			await expectPointerIsReplay(ws, sessionId);
+		});
+
+		it("moves with a summary: the summary hangs under the target and becomes the leaf", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const move = await store().moveLeaf(ws, sessionId, {
+				targetId: "a1",
+				summary: { summary: "Tried u2/a2 and a3.", details: { files: ["a.ts"] } },
+			});
+			expect(move.leafEntry.entry).toMatchObject({ parentId: "a3", targetId: "a1" });
+			expect(move.leafEntry.seq).toBe(7);
+			expect(move.summaryEntry?.seq).toBe(8);
+			expect(move.summaryEntry?.entry).toMatchObject({
+				type: "branch_summary",
+				parentId: "a1",
+				fromId: "a1",
+				summary: "Tried u2/a2 and a3.",
+				details: { files: ["a.ts"] },
+			});
+			expect(move.session.leafId).toBe(move.summaryEntry?.entry.id);
+			const context = await store().context(ws, sessionId);
+			expect(context.messages.at(-1)).toMatchObject({
+				role: "branchSummary",
+				summary: "Tried u2/a2 and a3.",
+				fromId: "a1",
+			});
+			const toRoot = await store().moveLeaf(ws, sessionId, {
+				targetId: null,
+				summary: { summary: "Start over." },
+			});
+			expect(toRoot.summaryEntry?.entry).toMatchObject({ parentId: null, fromId: "root" });
+			expect(toRoot.summaryEntry?.depth).toBe(0);
+			await expectPointerIsReplay(ws, sessionId);
+		});
+
+		it("a move or label to a missing entry is NOT_FOUND and writes nothing", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const before = await snapshot(ws, sessionId);
+			await rejectsWithCode(store().moveLeaf(ws, sessionId, { targetId: "ghost" }), "NOT_FOUND", "targetId");
+			await rejectsWithCode(
+				store().moveLeaf(ws, sessionId, { targetId: "ghost", summary: { summary: "s" } }),
+				"NOT_FOUND",
+				"targetId",
+			);
+			await rejectsWithCode(store().setLabel(ws, sessionId, "ghost", "x"), "NOT_FOUND", "targetId");
+			await rejectsWithCode(
+				store().moveLeaf(ws, "no-such-session", { targetId: null }),
+				"NOT_FOUND",
+				"sessionId",
+			);
+			expect(await snapshot(ws, sessionId)).toEqual(before);
+		});
+
+		it("expectedLeafId: a match writes, a conflict is LEAF_CONFLICT and writes nothing", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			await store().appendEntry(ws, "s", withId("a", user("a")), { expectedLeafId: null });
+			await store().appendEntry(ws, "s", withId("b", assistant("b")), { expectedLeafId: "a" });
+			const before = await snapshot(ws, "s");
+			await rejectsWithCode(
+				store().appendEntry(ws, "s", user("late"), { expectedLeafId: "a" }),
+				"LEAF_CONFLICT",
+				"expectedLeafId",
+			);
+			await rejectsWithCode(
+				store().appendEntry(ws, "s", user("late"), { expectedLeafId: null }),
+				"LEAF_CONFLICT",
+			);
+			await rejectsWithCode(
+				store().moveLeaf(ws, "s", { targetId: "a", expectedLeafId: "a" }),
+				"LEAF_CONFLICT",
+			);
+			await rejectsWithCode(
+				store().moveLeaf(ws, "s", { targetId: "a", expectedLeafId: "a", summary: { summary: "s" } }),
+				"LEAF_CONFLICT",
+			);
+			expect(await snapshot(ws, "s")).toEqual(before);
+			const moved = await store().moveLeaf(ws, "s", { targetId: "a", expectedLeafId: "b" });
+			expect(moved.session.leafId).toBe("a");
+		});
+
+		it("a re-sent entry returns the stored one; the same id with other content is ALREADY_EXISTS", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			const first = await store().appendEntry(ws, "s", withId("e1", user("once")));
+			await store().appendEntry(ws, "s", withId("e2", assistant("reply")));
+			const again = await store().appendEntry(ws, "s", withId("e1", user("once")), { expectedLeafId: "e1" });
+			expect(again.created).toBe(false);
+			expect(again.entry).toEqual(first.entry);
+			const before = await snapshot(ws, "s");
+			expect(before.session?.lastSeq).toBe(2);
+			await rejectsWithCode(
+				store().appendEntry(ws, "s", withId("e1", user("changed"))),
+				"ALREADY_EXISTS",
+				"entryId",
+			);
+			await rejectsWithCode(
+				store().appendEntry(ws, "s", withId("e1", { type: "custom", customType: "x" })),
+				"ALREADY_EXISTS",
+				"entryId",
+			);
+			expect(await snapshot(ws, "s")).toEqual(before);
+		});
+
+		it("appends to one session are serialised: 50 concurrent appends make one chain", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "busy" });
+			await Promise.all(Array.from({ length: 50 }, (_, i) => store().appendEntry(ws, "busy", user(`m${i}`))));
+			const log = await store().listEntries(ws, "busy");
+			expect(log.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+			const parents = log.map((e) => e.entry.parentId);
+			expect(new Set(parents).size).toBe(50);
+			log.forEach((e, i) => {
+				expect(e.entry.parentId).toBe(i === 0 ? null : log[i - 1]?.entry.id);
+				expect(e.depth).toBe(i);
+			});
+			await expectPointerIsReplay(ws, "busy");
+		});
+
+		it("the stored pointer equals the replay of the log after every step", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			const steps: Array<() => Promise<unknown>> = [
+				() => store().appendEntry(ws, "s", withId("a", user("a"))),
+				() => store().appendEntry(ws, "s", withId("b", assistant("b"))),
+				() => store().setLabel(ws, "s", "a", "first"),
+				() => store().moveLeaf(ws, "s", { targetId: "a" }),
+				() => store().renameSession(ws, "s", "named"),
+				() => store().moveLeaf(ws, "s", { targetId: null, summary: { summary: "from scratch" } }),
+				() => store().appendEntry(ws, "s", { type: "model_change", provider: "openai", modelId: "gpt-5" }),
+				() => store().moveLeaf(ws, "s", { targetId: "b" }),
+			];
+			for (const step of steps) {
+				await step();
+				await expectPointerIsReplay(ws, "s");
+			}
+		});
+
+		it("an invalid entry is INVALID_INPUT naming the field and writes nothing", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			await store().appendEntry(ws, "s", user("ok"));
+			const before = await snapshot(ws, "s");
+			const bad: Array<[unknown, string]> = [
+				[{ type: "message", message: "text" }, "entry.message"],
+				[{ type: "message", message: { content: "no role" } }, "entry.message.role"],
+				[{ type: "thinking_level_change" }, "entry.thinkingLevel"],
+				[{ type: "model_change", provider: "p" }, "entry.modelId"],
+				[{ type: "active_tools_change", activeToolNames: ["a", 1] }, "entry.activeToolNames"],
+				[{ type: "compaction", summary: "s", firstKeptEntryId: "x", tokensBefore: -1 }, "entry.tokensBefore"],
+				[{ type: "compaction", summary: 3, tokensBefore: 1 }, "entry.summary"],
+				[{ type: "branch_summary", summary: "s" }, "entry.fromId"],
+				[{ type: "custom" }, "entry.customType"],
+				[{ type: "custom_message", customType: "c", content: "x", display: "yes" }, "entry.display"],
+				[{ type: "custom_message", customType: "c", content: 5, display: true }, "entry.content"],
+				[{ type: "label", targetId: "" }, "entry.targetId"],
+				[{ type: "session_info", name: 5 }, "entry.name"],
+				[{ type: "leaf", targetId: null }, "entry.type"],
+				[{ type: "nonsense" }, "entry.type"],
+				[{ ...user("x"), parentId: null }, "entry.parentId"],
+				[{ ...user("x"), timestamp: "2020-01-01T00:00:00Z" }, "entry.timestamp"],
+				[{ ...user("x"), id: "" }, "entry.id"],
+				[{ type: "custom", customType: "c", data: { text: "nul \u0000 byte" } }, "entry.data.text"],
+			];
+			for (const [draft, field] of bad) {
+				await rejectsWithCode(store().appendEntry(ws, "s", draft as DraftEntry), "INVALID_INPUT", field);
+			}
+			await rejectsWithCode(store().renameSession(ws, "s", 5 as unknown as string), "INVALID_INPUT", "name");
+			expect(await snapshot(ws, "s")).toEqual(before);
+		});
+
+		it("a missing session is NOT_FOUND for writes and reads", async () => {
+			const ws = workspace();
+			await rejectsWithCode(store().appendEntry(ws, "nope", user("x")), "NOT_FOUND", "sessionId");
+			await rejectsWithCode(store().setLabel(ws, "nope", "x", "y"), "NOT_FOUND");
+			await rejectsWithCode(store().renameSession(ws, "nope", "y"), "NOT_FOUND");
+			await rejectsWithCode(store().listEntries(ws, "nope"), "NOT_FOUND");
+			await rejectsWithCode(store().children(ws, "nope", ["x"]), "NOT_FOUND");
+			await rejectsWithCode(store().labels(ws, "nope", ["x"]), "NOT_FOUND");
+			await rejectsWithCode(store().forkSession(ws, "nope"), "NOT_FOUND");
+			expect(await store().getSession(ws, "nope")).toBeNull();
+		});
+	});
+
+	describe("labels and names", () => {
+		it("the latest label wins; empty or absent clears", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			await store().setLabel(ws, sessionId, "u1", "start");
+			await store().setLabel(ws, sessionId, "a2", "dead end");
+			await store().setLabel(ws, sessionId, "u1", "beginning");
+			expect(await store().labels(ws, sessionId, ["u1", "a2", "a3"])).toEqual(
+				new Map([
+					["u1", "beginning"],
+					["a2", "dead end"],
+				]),
+			);
+			const cleared = await store().setLabel(ws, sessionId, "a2", "");
+			expect(cleared.entry.entry).toMatchObject({ type: "label", targetId: "a2" });
+			expect("label" in cleared.entry.entry).toBe(false);
+			await store().setLabel(ws, sessionId, "u1", null);
+			expect(await store().labels(ws, sessionId, ["u1", "a2"])).toEqual(new Map());
+			// Labels are nodes: the label entry became the leaf.
+			expect((await store().getSession(ws, sessionId))?.leafId).toBe(
+				(await store().listEntries(ws, sessionId)).at(-1)?.entry.id,
+			);
+		});
+
+		it("the name is the latest session_info, trimmed; empty means none", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s", name: "  Initial  " });
+			expect((await store().getSession(ws, "s"))?.name).toBe("Initial");
+			const renamed = await store().renameSession(ws, "s", "  Better name ");
+			expect(renamed.entry.entry).toMatchObject({ type: "session_info", name: "Better name" });
+			expect(renamed.session.name).toBe("Better name");
+			await store().renameSession(ws, "s", "   ");
+			expect((await store().getSession(ws, "s"))?.name).toBeNull();
+		});
+	});
+
+	describe("paths and context", () => {
+		/** u1 a1 [thinking high] u2 a2 [compaction keeping from u2] u3 a3 */
+		async function compacted(ws: string) {
+			const s = store();
+			await s.createSession(ws, { sessionId: "c" });
+			await s.appendEntry(ws, "c", withId("u1", user("u1")));
+			await s.appendEntry(ws, "c", { type: "thinking_level_change", thinkingLevel: "high", id: "t1" });
+			await s.appendEntry(ws, "c", { type: "active_tools_change", activeToolNames: ["read"], id: "at1" });
+			await s.appendEntry(ws, "c", withId("a1", assistant("a1", "old-model")));
+			await s.appendEntry(ws, "c", withId("u2", user("u2")));
+			await s.appendEntry(ws, "c", withId("a2", assistant("a2", "mid-model")));
+			await s.appendEntry(ws, "c", {
+				type: "compaction",
+				id: "cp",
+				summary: "Earlier: u1/a1.",
+				firstKeptEntryId: "u2",
+				tokensBefore: 999,
+			});
+			await s.appendEntry(ws, "c", withId("u3", user("u3")));
+			await s.appendEntry(ws, "c", { type: "custom", customType: "bookkeeping", data: { n: 1 }, id: "cu" });
+			await s.appendEntry(ws, "c", withId("a3", assistant("a3", "mid-model")));
+		}
+
+		it("the active path stops at the latest compaction's first kept entry unless full", async () => {
+			const ws = workspace();
+			await compacted(ws);
+			const bounded = await store().activePath(ws, "c");
+			expect(bounded.map((e) => e.entry.id)).toEqual(["u2", "a2", "cp", "u3", "cu", "a3"]);
+			const full = await store().activePath(ws, "c", { full: true });
+			expect(full.map((e) => e.entry.id)).toEqual([
+				"u1",
+				"t1",
+				"at1",
+				"a1",
+				"u2",
+				"a2",
+				"cp",
+				"u3",
+				"cu",
+				"a3",
+			]);
+			expect(full.map((e) => e.depth)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+			const fromA2 = await store().activePath(ws, "c", { fromId: "a2" });
+			expect(fromA2.map((e) => e.entry.id)).toEqual(["u1", "t1", "at1", "a1", "u2", "a2"]);
+			await rejectsWithCode(store().activePath(ws, "c", { fromId: "ghost" }), "NOT_FOUND", "fromId");
+		});
+
+		it("projects the context with compaction, keeping settings from before the bound", async () => {
+			const ws = workspace();
+			await compacted(ws);
+			const context = await store().context(ws, "c");
+			expect(context.thinkingLevel).toBe("high");
+			expect(context.activeToolNames).toEqual(["read"]);
+			expect(context.model).toEqual({ provider: "anthropic", modelId: "mid-model" });
+			expect(context.messages.map((m) => m.role)).toEqual([
+				"compactionSummary",
+				"user",
+				"assistant",
+				"user",
+				"assistant",
+			]);
+			expect(context.messages[0]).toEqual({
+				role: "compactionSummary",
+				summary: "Earlier: u1/a1.",
+				tokensBefore: 999,
+				timestamp: Date.parse((await store().getEntry(ws, "c", "cp"))?.entry.timestamp as string),
+			});
+			const fromA1 = await store().context(ws, "c", { fromId: "a1" });
+			expect(fromA1.model).toEqual({ provider: "anthropic", modelId: "old-model" });
+			expect(fromA1.messages).toHaveLength(2);
+			// The same answer as pi's own buildSessionContext over the log.
+			const log = (await store().listEntries(ws, "c")).map((e) => e.entry);
+			expect(asJson({ ...context, activeToolNames: undefined })).toEqual(
+				asJson(buildSessionContext(log as never, "a3")),
+			);
+		});
+
+		it("projects branch summaries, custom messages and nothing for custom, label, info or settings", async () => {
+			const ws = workspace();
+			const s = store();
+			await s.createSession(ws, { sessionId: "p" });
+			await s.appendEntry(ws, "p", withId("u1", user("u1")));
+			await s.appendEntry(ws, "p", withId("a1", assistant("a1")));
+			await s.moveLeaf(ws, "p", { targetId: "u1", summary: { summary: "went back" } });
+			await s.appendEntry(ws, "p", {
+				type: "custom_message",
+				customType: "note",
+				content: [{ type: "text", text: "for the model" }],
+				display: false,
+				details: { x: 1 },
+			});
+			await s.appendEntry(ws, "p", { type: "custom", customType: "state", data: { hidden: true } });
+			await s.setLabel(ws, "p", "u1", "here");
+			await s.renameSession(ws, "p", "name");
+			await s.appendEntry(ws, "p", { type: "model_change", provider: "openai", modelId: "gpt-5" });
+			const context = await s.context(ws, "p");
+			expect(context.messages.map((m) => m.role)).toEqual(["user", "branchSummary", "custom"]);
+			expect(context.messages[2]).toMatchObject({
+				role: "custom",
+				customType: "note",
+				content: [{ type: "text", text: "for the model" }],
+				display: false,
+				details: { x: 1 },
+			});
+			expect(typeof context.messages[2]?.timestamp).toBe("number");
+			expect(context.model).toEqual({ provider: "openai", modelId: "gpt-5" });
+			const log = (await s.listEntries(ws, "p")).map((e) => e.entry);
+			const leaf = (await s.getSession(ws, "p"))?.leafId;
+			expect(asJson({ ...context, activeToolNames: undefined })).toEqual(
+				asJson(buildSessionContext(log as never, leaf)),
+			);
+		});
+
+		it("reads the append log by afterSeq, limit, types and from the end", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const ids = async (q: Parameters<SessionStore["listEntries"]>[2]) =>
+				(await store().listEntries(ws, sessionId, q)).map((e) => e.seq);
+			expect(await ids({ afterSeq: 2, limit: 2 })).toEqual([3, 4]);
+			expect(await ids({ afterSeq: 6 })).toEqual([]);
+			expect(await ids({ types: ["leaf"] })).toEqual([5]);
+			expect(await ids({ limit: 2, fromEnd: true })).toEqual([5, 6]);
+			expect(await ids({ beforeSeq: 3 })).toEqual([1, 2]);
+			expect(await store().countEntries(ws, sessionId)).toBe(6);
+			expect(await store().countEntries(ws, sessionId, ["message"])).toBe(5);
+			const many = await store().getEntries(ws, sessionId, ["u1", "a3", "ghost"]);
+			expect([...many.keys()].sort()).toEqual(["a3", "u1"]);
+		});
+	});
+
+	describe("a second instance on the same database", () => {
+		it("sees the same pointer, log and context", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			await store().setLabel(ws, sessionId, "u1", "start");
+			const session = await store().getSession(ws, sessionId);
+			const log = await store().listEntries(ws, sessionId);
+			const context = await store().context(ws, sessionId);
+			await backend.withSecondInstance(async (second) => {
+				expect(await second.getSession(ws, sessionId)).toEqual(session);
+				expect(await second.listEntries(ws, sessionId)).toEqual(log);
+				expect(await second.context(ws, sessionId)).toEqual(context);
+				expect(await second.labels(ws, sessionId, ["u1"])).toEqual(new Map([["u1", "start"]]));
+				const next = await second.appendEntry(ws, sessionId, user("from the second"));
+				expect(next.entry.entry.parentId).toBe(session?.leafId);
+				expect(next.entry.seq).toBe(8);
+			});
+			expect((await store().getSession(ws, sessionId))?.lastSeq).toBe(8);
+		});
+	});
+
+	describe("pi JSONL import and export", () => {
+		it.each([
+			["v1.jsonl", 1],
+			["v2.jsonl", 2],
+			["v3-harness.jsonl", 3],
+		])(
+			"imports %s, and its export re-imports to the same tree, pointer and context",
+			async (file, version) => {
+				const ws = workspace();
+				const text = fixture(file);
+				const imported = await store().importSession(ws, text);
+				const log = await store().listEntries(ws, imported.sessionId);
+				expect(log.length).toBe(text.trim().split("\n").length - 1);
+				await expectPointerIsReplay(ws, imported.sessionId);
+				const exported = await store().exportSession(ws, imported.sessionId);
+				expect(JSON.parse(exported.split("\n")[0] as string)).toMatchObject({
+					type: "session",
+					version: 3,
+					id: imported.sessionId,
+				});
+				const again = await store().importSession(ws, exported, { sessionId: `${imported.sessionId}-copy` });
+				const logAgain = await store().listEntries(ws, again.sessionId);
+				const shape = (entries: StoredEntry[]) => entries.map((e) => [e.seq, e.depth, e.entry]);
+				expect(shape(logAgain)).toEqual(shape(log));
+				expect(again.leafId).toBe(imported.leafId);
+				expect(again.name).toBe(imported.name);
+				expect(await store().context(ws, again.sessionId)).toEqual(
+					await store().context(ws, imported.sessionId),
+				);
+				expect(await store().exportSession(ws, again.sessionId)).toBe(
+					exported.replace(imported.sessionId, again.sessionId),
+				);
+				expect(version).toBeGreaterThan(0);
+			},
+		);
+
+		it("migrates v1 like pi: chained ids, firstKeptEntryIndex → firstKeptEntryId, header fields kept", async () => {
+			const ws = workspace();
+			const imported = await store().importSession(ws, fixture("v1.jsonl"));
+			expect(imported.headerExtra).toEqual({
+				provider: "anthropic",
+				modelId: "claude-sonnet-4-5",
+				thinkingLevel: "off",
+			});
+			expect(imported.cwd).toBe("/work/demo");
+			const log = await store().listEntries(ws, imported.sessionId);
+			log.forEach((e, i) => {
+				expect(e.entry.parentId).toBe(i === 0 ? null : log[i - 1]?.entry.id);
+			});
+			const compaction = log.find((e) => e.entry.type === "compaction")?.entry as Entry & {
+				firstKeptEntryId: string;
+			};
+			// Index 5 counts the header as line 0: it names the fifth entry, the second user message.
+			expect(compaction.firstKeptEntryId).toBe(log[4]?.entry.id);
+			expect("firstKeptEntryIndex" in compaction).toBe(false);
+			const context = await store().context(ws, imported.sessionId);
+			expect(context.messages.map((m) => m.role)).toEqual([
+				"compactionSummary",
+				"user",
+				"assistant",
+				"user",
+				"assistant",
+			]);
+			expect(context).toMatchObject({
+				thinkingLevel: "high",
+				model: { provider: "openai", modelId: "gpt-5.1-codex" },
+			});
+			// Importing the same file elsewhere gives the same ids (they derive from the session id).
+			const other = workspace();
+			const again = await store().importSession(other, fixture("v1.jsonl"), {
+				sessionId: `${imported.sessionId}-b`,
+			});
+			expect((await store().listEntries(other, again.sessionId)).length).toBe(log.length);
+		});
+
+		it("migrates v2's hookMessage role to custom and reads branches and labels", async () => {
+			const ws = workspace();
+			const imported = await store().importSession(ws, fixture("v2.jsonl"));
+			expect((await store().getEntry(ws, imported.sessionId, "m3"))?.entry).toMatchObject({
+				message: { role: "custom" },
+			});
+			expect(imported).toMatchObject({ leafId: "s1", name: "Second try", lastSeq: 8 });
+			expect((await store().activePath(ws, imported.sessionId)).map((e) => e.entry.id)).toEqual([
+				"m1",
+				"m2",
+				"b1",
+				"l1",
+				"m5",
+				"s1",
+			]);
+			expect(await store().labels(ws, imported.sessionId, ["m1"])).toEqual(new Map([["m1", "start"]]));
+			expect((await store().tips(ws, imported.sessionId)).map((e) => e.entry.id)).toEqual(["m4", "s1"]);
+		});
+
+		it("reads harness files with leaf records and keeps unknown fields", async () => {
+			const ws = workspace();
+			const imported = await store().importSession(ws, fixture("v3-harness.jsonl"));
+			expect(imported).toMatchObject({
+				leafId: "u3",
+				parentSessionId: "0195f3a0-0000-7000-8000-000000000002",
+			});
+			expect(imported.headerExtra).toEqual({ origin: "harness-test" });
+			expect((await store().getEntry(ws, imported.sessionId, "c1"))?.entry.extensionVersion).toBe("1.2");
+			expect((await store().activePath(ws, imported.sessionId)).map((e) => e.entry.id)).toEqual([
+				"bs1",
+				"c1",
+				"cm1",
+				"lb1",
+				"cp1",
+				"u3",
+			]);
+			const context = await store().context(ws, imported.sessionId);
+			expect(context.messages.map((m) => m.role)).toEqual([
+				"compactionSummary",
+				"branchSummary",
+				"custom",
+				"user",
+			]);
+			expect(context.activeToolNames).toEqual(["read", "bash"]);
+			expect(context.model).toEqual({ provider: "anthropic", modelId: "claude-sonnet-4-5" });
+			expect((await store().tips(ws, imported.sessionId)).map((e) => e.entry.id)).toEqual(["a2", "u3", "r1"]);
+		});
+
+		it("a bad file is INVALID_INPUT naming the line, and nothing is stored", async () => {
+			const ws = workspace();
+			const good = fixture("v2.jsonl").trimEnd().split("\n");
+			const cases: Array<[string, RegExp]> = [
+				[[...good.slice(0, 3), "{not json", ...good.slice(3)].join("\n"), /^line 4: not valid JSON/],
+				[good.slice(1).join("\n"), /^line 1: the first line must be a session header/],
+				[[good[0], good[1], good[1]].join("\n"), /^line 3: id "m1" is used twice \(first on line 2\)/],
+				[[good[0], good[2]].join("\n"), /^line 2: parentId "m1" does not name an earlier entry/],
+				[
+					[
+						good[0],
+						good[1],
+						'{"type":"message","id":"x","parentId":"m1","timestamp":"2025-01-01T00:00:00Z","message":{}}',
+					].join("\n"),
+					/^line 3: message.role/,
+				],
+				[
+					[
+						good[0],
+						'{"type":"label","id":"l","parentId":null,"timestamp":"2025-01-01T00:00:00Z","targetId":"zz","label":"a"}',
+					].join("\n"),
+					/^line 2: targetId "zz"/,
+				],
+				[
+					[(good[0] as string).replace('"version":2', '"version":9')].join("\n"),
+					/^line 1: version 9 is not supported/,
+				],
+			];
+			for (const [text, message] of cases) {
+				const error = await rejectsWithCode(store().importSession(ws, text), "INVALID_INPUT");
+				expect(error.message).toMatch(message);
+			}
+			expect((await store().listSessions(ws, {})).totalCount).toBe(0);
+		});
+
+		it("importing a session id that exists is ALREADY_EXISTS and changes nothing", async () => {
+			const ws = workspace();
+			const imported = await store().importSession(ws, fixture("v2.jsonl"));
+			const before = await snapshot(ws, imported.sessionId);
+			await rejectsWithCode(
+				store().importSession(ws, fixture("v3-harness.jsonl"), { sessionId: imported.sessionId }),
+				"ALREADY_EXISTS",
+			);
+			expect(await snapshot(ws, imported.sessionId)).toEqual(before);
+		});
+
+		it("reports import progress up to the total", async () => {
+			const ws = workspace();
+			const seen: Array<[number, number]> = [];
+			await store().importSession(ws, fixture("v1.jsonl"), {
+				onProgress: (done, total) => seen.push([done, total]),
+			});
+			expect(seen.at(-1)).toEqual([10, 10]);
+		});
+	});
+
+	describe("fork", () => {
+		it("copies the path root → entry into a new session naming its parent, with its labels", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			await store().setLabel(ws, sessionId, "u1", "start");
+			await store().setLabel(ws, sessionId, "a2", "elsewhere");
+			const fork = await store().forkSession(ws, sessionId, { entryId: "a3", newSessionId: "forked" });
+			expect(fork).toMatchObject({ sessionId: "forked", parentSessionId: sessionId, cwd: null });
+			const log = await store().listEntries(ws, "forked");
+			expect(log.slice(0, 2).map((e) => [e.seq, e.depth, e.entry.id, e.entry.parentId])).toEqual([
+				[1, 0, "u1", null],
+				[2, 1, "a3", "u1"],
+			]);
+			expect(log.slice(2).map((e) => e.entry)).toMatchObject([
+				{ type: "label", targetId: "u1", label: "start", parentId: "a3" },
+			]);
+			expect(await store().labels(ws, "forked", ["u1", "a2"])).toEqual(new Map([["u1", "start"]]));
+			expect(fork.leafId).toBe(log.at(-1)?.entry.id);
+			await expectPointerIsReplay(ws, "forked");
+			const exported = await store().exportSession(ws, "forked");
+			expect(JSON.parse(exported.split("\n")[0] as string)).toMatchObject({
+				id: "forked",
+				parentSession: sessionId,
+			});
+			expect((await store().context(ws, "forked")).messages).toEqual(
+				(await store().context(ws, sessionId)).messages,
+			);
+		});
+
+		it("forks from the current leaf by default and rejects bad targets, writing nothing", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const fork = await store().forkSession(ws, sessionId);
+			expect((await store().activePath(ws, fork.sessionId)).map((e) => e.entry.id)).toEqual(["u1", "a3"]);
+			const leafRecord = (await store().listEntries(ws, sessionId, { types: ["leaf"] }))[0]?.entry
+				.id as string;
+			await rejectsWithCode(
+				store().forkSession(ws, sessionId, { entryId: "ghost", newSessionId: "f1" }),
+				"NOT_FOUND",
+				"entryId",
+			);
+			await rejectsWithCode(
+				store().forkSession(ws, sessionId, { entryId: leafRecord, newSessionId: "f2" }),
+				"INVALID_INPUT",
+				"entryId",
+			);
+			await rejectsWithCode(
+				store().forkSession(ws, sessionId, { newSessionId: fork.sessionId }),
+				"ALREADY_EXISTS",
+			);
+			expect(await store().getSession(ws, "f1")).toBeNull();
+			expect(await store().getSession(ws, "f2")).toBeNull();
+			expect((await store().listSessions(ws, {})).totalCount).toBe(2);
+		});
+	});
+
+	describe("context equals pi's buildSessionContext on random trees", () => {
+		it("holds for random sequences of appends, moves, summaries, compactions and labels", async () => {
+			await randomTreeProperty(() => store(), workspace, backend.name === "memory" ? 300 : 200);
+		});
+	});
+}
