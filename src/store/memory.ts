@@ -4,6 +4,8 @@
  * Several MemoryStore instances may share one MemoryDatabase (as two servers
  * share one Postgres).
  */
+
+import type { CommitNotice } from "../events/notice.js";
 import { projectContext } from "../session/context.js";
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import { planFork } from "../session/fork.js";
@@ -38,6 +40,7 @@ import {
 import {
 	appendDraft,
 	appendResult,
+	createdNotice,
 	labelDraft,
 	moveDrafts,
 	moveResult,
@@ -46,6 +49,7 @@ import {
 	systemClock,
 	type WriteOutcome,
 	writeDrafts,
+	writeNotice,
 } from "./write.js";
 
 interface MemorySession {
@@ -68,8 +72,18 @@ export class MemoryStore implements SessionStore {
 	readonly backend = "memory" as const;
 	private readonly db: MemoryDatabase;
 
-	constructor(db: MemoryDatabase = new MemoryDatabase()) {
+	private readonly onCommit: ((notice: CommitNotice) => void) | undefined;
+
+	constructor(
+		db: MemoryDatabase = new MemoryDatabase(),
+		options: { onCommit?: (notice: CommitNotice) => void } = {},
+	) {
 		this.db = db;
+		this.onCommit = options.onCommit;
+	}
+
+	private announce(notice: CommitNotice | null): void {
+		if (notice) this.onCommit?.(notice);
 	}
 
 	private find(ws: string, sessionId: string): MemorySession | undefined {
@@ -87,6 +101,7 @@ export class MemoryStore implements SessionStore {
 		if (this.db.sessions.has(id)) throw sessionExists(record.sessionId);
 		const log = copy([...rows]);
 		this.db.sessions.set(id, { record: copy(record), log, byId: new Map(log.map((e) => [e.entry.id, e])) });
+		this.announce(createdNotice(record));
 		return copy(record);
 	}
 
@@ -119,7 +134,18 @@ export class MemoryStore implements SessionStore {
 		return toPage(copy(sorted.slice(0, window.limit + 1)), window, all.length);
 	}
 
-	private write(
+	private async write(
+		ws: string,
+		sessionId: string,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome> {
+		const outcome = await this.writeLocked(ws, sessionId, drafts, options);
+		this.announce(writeNotice(outcome));
+		return outcome;
+	}
+
+	private writeLocked(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],

@@ -3,6 +3,8 @@
  * the order of checks (session exists → re-sent entry → expected leaf →
  * targets) and the pointer/name bookkeeping are written once.
  */
+
+import type { CommitNotice } from "../events/notice.js";
 import {
 	type KnownEntry,
 	type PlanClock,
@@ -139,4 +141,29 @@ export function moveResult(outcome: WriteOutcome): MoveLeafResult {
 	const [leafEntry, summaryEntry] = outcome.rows;
 	if (!leafEntry) throw new Error("a move produced no leaf record");
 	return { leafEntry, summaryEntry: summaryEntry ?? null, session: outcome.session };
+}
+
+/** The notice a write announces; none when nothing was written (a re-sent entry). */
+export function writeNotice(outcome: WriteOutcome): CommitNotice | null {
+	const first = outcome.rows[0];
+	const last = outcome.rows[outcome.rows.length - 1];
+	if (!first || !last) return null;
+	return {
+		workspaceId: outcome.session.workspaceId,
+		sessionId: outcome.session.sessionId,
+		fromSeq: first.seq,
+		toSeq: last.seq,
+		created: false,
+	};
+}
+
+/** The notice of a new session (created, imported or forked) with its entries. */
+export function createdNotice(session: SessionRecord): CommitNotice {
+	return {
+		workspaceId: session.workspaceId,
+		sessionId: session.sessionId,
+		fromSeq: 0,
+		toSeq: session.lastSeq,
+		created: true,
+	};
 }

@@ -13,6 +13,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import type { CommitAnnouncer } from "../../events/notice.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 
@@ -24,6 +25,8 @@ const MIGRATION_LOCK = 7_405_319_221;
 export interface OpenOptions {
 	/** Called with every SQL statement the store sends (tests count them). */
 	onQuery?: (query: string, params: unknown[]) => void;
+	/** How commits are announced to live subscribers. */
+	announce?: CommitAnnouncer;
 }
 
 function logger(options: OpenOptions): Logger | false {
@@ -38,7 +41,11 @@ export async function openPglite(dataDir: string | undefined, options: OpenOptio
 	await client.waitReady;
 	const db = drizzlePglite(client, { schema, logger: logger(options) });
 	await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
-	return new PgStore(db as unknown as Db, { backend: "pglite", close: () => client.close() });
+	return new PgStore(db as unknown as Db, {
+		backend: "pglite",
+		close: () => client.close(),
+		...(options.announce ? { announce: options.announce } : {}),
+	});
 }
 
 export async function openPostgres(
@@ -60,5 +67,9 @@ export async function openPostgres(
 		throw error;
 	}
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
-	return new PgStore(db as unknown as Db, { backend: "postgres", close: () => client.end({ timeout: 5 }) });
+	return new PgStore(db as unknown as Db, {
+		backend: "postgres",
+		close: () => client.end({ timeout: 5 }),
+		...(options.announce ? { announce: options.announce } : {}),
+	});
 }

@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../../events/notice.js";
 import { projectContext } from "../../session/context.js";
 import type { LabelEntry } from "../../session/entry.js";
 import {
@@ -46,6 +47,7 @@ import {
 import {
 	appendDraft,
 	appendResult,
+	createdNotice,
 	labelDraft,
 	moveDrafts,
 	moveResult,
@@ -54,6 +56,7 @@ import {
 	systemClock,
 	type WriteOutcome,
 	writeDrafts,
+	writeNotice,
 } from "../write.js";
 import * as schema from "./schema.js";
 
@@ -174,6 +177,8 @@ async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
 
 export interface PgStoreOptions {
 	backend: "pglite" | "postgres";
+	/** How commits are announced to live subscribers; none when absent. */
+	announce?: CommitAnnouncer;
 	/** Closes the underlying client. */
 	close: () => Promise<void>;
 }
@@ -183,10 +188,25 @@ export class PgStore implements SessionStore {
 	readonly db: Db;
 	private readonly closeClient: () => Promise<void>;
 
+	private readonly announcer: CommitAnnouncer | undefined;
+
 	constructor(db: Db, options: PgStoreOptions) {
 		this.db = db;
 		this.backend = options.backend;
 		this.closeClient = options.close;
+		this.announcer = options.announce;
+	}
+
+	/** NOTIFY inside the transaction: delivered only if it commits, and only then. */
+	private async notifyIn(tx: Db, notice: CommitNotice | null): Promise<void> {
+		if (notice && this.announcer?.kind === "notify") {
+			await tx.execute(sql`select pg_notify(${this.announcer.channel}, ${encodeNotice(notice)})`);
+		}
+	}
+
+	/** The in-process announcement, after the commit. */
+	private announced(notice: CommitNotice | null): void {
+		if (notice && this.announcer?.kind === "callback") this.announcer.onCommit(notice);
 	}
 
 	/** Empty results are ambiguous; this tells a missing session apart. */
@@ -206,12 +226,16 @@ export class PgStore implements SessionStore {
 
 	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
 		const record = newSessionRecord(ws, input, systemClock.now());
-		const inserted = await this.db
-			.insert(schema.sessions)
-			.values(sessionInsert(record))
-			.onConflictDoNothing()
-			.returning({ id: schema.sessions.id });
-		if (inserted.length === 0) throw sessionExists(record.sessionId);
+		await this.db.transaction(async (tx) => {
+			const inserted = await tx
+				.insert(schema.sessions)
+				.values(sessionInsert(record))
+				.onConflictDoNothing()
+				.returning({ id: schema.sessions.id });
+			if (inserted.length === 0) throw sessionExists(record.sessionId);
+			await this.notifyIn(tx, createdNotice(record));
+		});
+		this.announced(createdNotice(record));
 		return record;
 	}
 
@@ -250,13 +274,13 @@ export class PgStore implements SessionStore {
 		return toPage(rows.map(toRecord), window, Number(count?.n ?? 0));
 	}
 
-	private write(
+	private async write(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
-		return this.db.transaction(async (tx) =>
+		const outcome = await this.db.transaction(async (tx) =>
 			writeDrafts(
 				{
 					lockSession: () => this.getSessionWith(tx, ws, sessionId, "for update"),
@@ -270,10 +294,16 @@ export class PgStore implements SessionStore {
 					},
 					commit: async (rows, next) => {
 						if (rows.length > 0) await tx.insert(schema.entries).values(rows.map((r) => toInsert(ws, r)));
+						const notice = writeNotice({ rows: [...rows], session: next });
+						// The pointer moves in the same statement that sends the notice (one round trip).
+						const notify =
+							notice && this.announcer?.kind === "notify"
+								? sql`returning pg_notify(${this.announcer.channel}, ${encodeNotice(notice)})`
+								: sql``;
 						await tx.execute(
 							sql`update sessions set leaf_id = ${next.leafId}, last_seq = ${next.lastSeq}, entry_count = ${next.entryCount},
 								name = ${next.name}, updated_at = ${next.updatedAt}::timestamptz
-								where workspace_id = ${ws} and id = ${sessionId}`,
+								where workspace_id = ${ws} and id = ${sessionId} ${notify}`,
 						);
 					},
 				},
@@ -282,6 +312,8 @@ export class PgStore implements SessionStore {
 				options,
 			),
 		);
+		this.announced(writeNotice(outcome));
+		return outcome;
 	}
 
 	async appendEntry(
@@ -520,7 +552,9 @@ export class PgStore implements SessionStore {
 				await tx.insert(schema.entries).values(batch.map((r) => toInsert(ws, r)));
 				options.onProgress?.(i + batch.length, file.rows.length);
 			}
+			await this.notifyIn(tx, createdNotice(record));
 		});
+		this.announced(createdNotice(record));
 		return record;
 	}
 
@@ -535,7 +569,7 @@ export class PgStore implements SessionStore {
 
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
 		const newId = forkTargetId(input.newSessionId);
-		return this.db.transaction(async (tx) => {
+		const forked = await this.db.transaction(async (tx) => {
 			const source = await this.getSessionWith(tx, ws, sessionId, "for share");
 			if (!source) throw notFoundSession(sessionId);
 			let path: StoredEntry[];
@@ -566,8 +600,11 @@ export class PgStore implements SessionStore {
 					.insert(schema.entries)
 					.values(plan.rows.slice(i, i + IMPORT_BATCH).map((r) => toInsert(ws, r)));
 			}
+			await this.notifyIn(tx, createdNotice(record));
 			return record;
 		});
+		this.announced(createdNotice(forked));
+		return forked;
 	}
 
 	async close(): Promise<void> {

@@ -1,0 +1,312 @@
+/**
+ * Live events of this instance. One feed per watched session reads each new
+ * entry once from the store and pushes it to that session's streams; one
+ * activity fan-out per instance turns commit notices into dashboard events.
+ * Feeds and the bus subscription exist only while someone listens, so
+ * closing every subscription returns all listener counts to zero.
+ */
+import type { Logger } from "../logger.js";
+import type { StoredEntry } from "../session/entry.js";
+import { SessionError } from "../session/errors.js";
+import type { SessionRecord, SessionStore } from "../store/store.js";
+import type { BusListener, EventBus } from "./bus.js";
+import { EntryStream } from "./entry-stream.js";
+import type { CommitNotice } from "./notice.js";
+
+export type ActivityKind = "CREATED" | "APPENDED" | "LEAF_MOVED" | "RENAMED";
+
+export interface ActivityEvent {
+	kind: ActivityKind;
+	session: SessionRecord;
+	seq: number;
+	at: string;
+}
+
+export interface LiveOptions {
+	store: SessionStore;
+	bus: EventBus;
+	logger: Logger;
+	/** Live events a subscriber may fall behind by before it is ended (LIMIT_EXCEEDED). */
+	bufferSize?: number;
+	/** Entries per store read when catching up. */
+	batchSize?: number;
+}
+
+const feedKey = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
+
+/** Reads each new entry of one session once and pushes it to every stream of that session. */
+class SessionFeed {
+	readonly streams = new Set<EntryStream>();
+	private head: number | undefined;
+	private noticed = 0;
+	private pulling: Promise<void> | undefined;
+	private again = false;
+
+	constructor(
+		private readonly store: SessionStore,
+		private readonly ws: string,
+		private readonly sessionId: string,
+		private readonly batchSize: number,
+		private readonly logger: Logger,
+	) {}
+
+	/** The feed's start: entries after the session's current end are pushed. */
+	async start(lastSeq: number): Promise<void> {
+		this.head = lastSeq;
+		if (this.noticed > lastSeq) this.pull();
+	}
+
+	notice(toSeq: number): void {
+		this.noticed = Math.max(this.noticed, toSeq);
+		if (this.head !== undefined && toSeq > this.head) this.pull();
+	}
+
+	resync(): void {
+		if (this.head !== undefined) this.pull();
+		for (const stream of this.streams) stream.resync();
+	}
+
+	private pull(): void {
+		if (this.pulling) {
+			this.again = true;
+			return;
+		}
+		this.pulling = (async () => {
+			try {
+				do {
+					this.again = false;
+					let rows: StoredEntry[];
+					do {
+						rows = await this.store.listEntries(this.ws, this.sessionId, {
+							afterSeq: this.head,
+							limit: this.batchSize,
+						});
+						for (const row of rows) {
+							this.head = row.seq;
+							for (const stream of this.streams) stream.push(row);
+						}
+					} while (rows.length === this.batchSize && this.streams.size > 0);
+				} while (this.again && this.streams.size > 0);
+			} catch (error) {
+				// Streams are not failed for this: they read the gap themselves on the next push or resync.
+				this.logger.warn("session feed read failed", { session: this.sessionId, error: error as Error });
+			} finally {
+				this.pulling = undefined;
+			}
+		})();
+	}
+}
+
+interface ActivitySubscriber {
+	ws: string;
+	push(event: ActivityEvent): void;
+	end(): void;
+}
+
+export class LiveEvents {
+	private readonly store: SessionStore;
+	private readonly bus: EventBus;
+	private readonly logger: Logger;
+	private readonly bufferSize: number;
+	private readonly batchSize: number;
+	private readonly feeds = new Map<string, SessionFeed>();
+	private readonly activity = new Set<ActivitySubscriber>();
+	private detach: (() => void) | undefined;
+	/** Activity notices are turned into events one at a time, in arrival order. */
+	private activityChain: Promise<void> = Promise.resolve();
+
+	constructor(options: LiveOptions) {
+		this.store = options.store;
+		this.bus = options.bus;
+		this.logger = options.logger;
+		this.bufferSize = options.bufferSize ?? 1000;
+		this.batchSize = options.batchSize ?? 500;
+	}
+
+	/** Open subscriptions on this instance (entry streams and activity). */
+	get subscriptionCount(): number {
+		let n = this.activity.size;
+		for (const feed of this.feeds.values()) n += feed.streams.size;
+		return n;
+	}
+
+	get feedCount(): number {
+		return this.feeds.size;
+	}
+
+	private readonly listener: BusListener = {
+		notice: (notice) => {
+			this.feeds.get(feedKey(notice.workspaceId, notice.sessionId))?.notice(notice.toSeq);
+			if ([...this.activity].some((s) => s.ws === notice.workspaceId)) {
+				this.activityChain = this.activityChain.then(() => this.announce(notice));
+			}
+		},
+		resync: () => {
+			for (const feed of this.feeds.values()) feed.resync();
+		},
+	};
+
+	/** Attach to the bus before any read, so nothing committed after the read is missed. */
+	private attach(): void {
+		this.detach ??= this.bus.subscribe(this.listener);
+	}
+
+	private maybeDetach(): void {
+		if (this.feeds.size === 0 && this.activity.size === 0 && this.detach) {
+			this.detach();
+			this.detach = undefined;
+		}
+	}
+
+	/**
+	 * Every entry of a session with seq > afterSeq (default: the current end),
+	 * stored ones first, then live ones, each once, in order. NOT_FOUND when the
+	 * session does not exist in the workspace.
+	 */
+	async sessionEntries(ws: string, sessionId: string, afterSeq?: number | null): Promise<EntryStream> {
+		if (afterSeq !== undefined && afterSeq !== null && (!Number.isInteger(afterSeq) || afterSeq < 0)) {
+			throw new SessionError("INVALID_INPUT", "afterSeq: must be a non-negative integer", {
+				field: "afterSeq",
+			});
+		}
+		this.attach();
+		const key = feedKey(ws, sessionId);
+		let feed = this.feeds.get(key);
+		const created = !feed;
+		if (!feed) {
+			feed = new SessionFeed(this.store, ws, sessionId, this.batchSize, this.logger);
+			this.feeds.set(key, feed);
+		}
+		const owner = feed;
+		let session: SessionRecord | null;
+		try {
+			session = await this.store.getSession(ws, sessionId);
+		} catch (error) {
+			this.dropFeedIfIdle(key, owner);
+			throw error;
+		}
+		if (!session) {
+			this.dropFeedIfIdle(key, owner);
+			throw new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
+		}
+		if (created) await owner.start(session.lastSeq);
+		const stream = new EntryStream(
+			{ read: (after, limit) => this.store.listEntries(ws, sessionId, { afterSeq: after, limit }) },
+			{
+				afterSeq: afterSeq ?? session.lastSeq,
+				bufferSize: this.bufferSize,
+				batchSize: this.batchSize,
+				onClose: () => {
+					owner.streams.delete(stream);
+					this.dropFeedIfIdle(key, owner);
+				},
+			},
+		);
+		owner.streams.add(stream);
+		return stream;
+	}
+
+	private dropFeedIfIdle(key: string, feed: SessionFeed): void {
+		if (feed.streams.size === 0 && this.feeds.get(key) === feed) this.feeds.delete(key);
+		this.maybeDetach();
+	}
+
+	/** One event per created session, append, leaf move and rename in the workspace, live. */
+	activityEvents(ws: string): AsyncIterableIterator<ActivityEvent> {
+		this.attach();
+		const queue: ActivityEvent[] = [];
+		let waiter: ((r: IteratorResult<ActivityEvent>) => void) | undefined;
+		let rejecter: ((e: unknown) => void) | undefined;
+		let failure: Error | undefined;
+		let closed = false;
+		const close = () => {
+			if (closed) return;
+			closed = true;
+			this.activity.delete(subscriber);
+			this.maybeDetach();
+		};
+		const subscriber: ActivitySubscriber = {
+			ws,
+			end: () => {
+				void iterator.return?.();
+			},
+			push: (event) => {
+				if (closed) return;
+				if (waiter) {
+					const w = waiter;
+					waiter = undefined;
+					w({ value: event, done: false });
+				} else if (queue.length >= this.bufferSize) {
+					failure = new SessionError(
+						"LIMIT_EXCEEDED",
+						`Subscriber fell more than ${this.bufferSize} events behind`,
+					);
+					close();
+					rejecter?.(failure);
+				} else queue.push(event);
+			},
+		};
+		this.activity.add(subscriber);
+		const iterator: AsyncIterableIterator<ActivityEvent> = {
+			next: () => {
+				if (failure) return Promise.reject(failure);
+				const value = queue.shift();
+				if (value) return Promise.resolve({ value, done: false });
+				if (closed) return Promise.resolve({ value: undefined, done: true });
+				return new Promise((resolve, reject) => {
+					waiter = resolve;
+					rejecter = reject;
+				});
+			},
+			return: () => {
+				close();
+				queue.length = 0;
+				waiter?.({ value: undefined, done: true });
+				waiter = undefined;
+				return Promise.resolve({ value: undefined, done: true });
+			},
+			[Symbol.asyncIterator]: () => iterator,
+		};
+		return iterator;
+	}
+
+	/** End every open subscription (shutdown): streams finish, listeners detach. */
+	close(): void {
+		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
+		for (const subscriber of [...this.activity]) subscriber.end();
+	}
+
+	/** Turn one commit notice into activity events (one store read for all subscribers). */
+	private async announce(notice: CommitNotice): Promise<void> {
+		const subscribers = [...this.activity].filter((s) => s.ws === notice.workspaceId);
+		if (subscribers.length === 0) return;
+		try {
+			const session = await this.store.getSession(notice.workspaceId, notice.sessionId);
+			if (!session) return;
+			const events: ActivityEvent[] = [];
+			if (notice.created) {
+				events.push({ kind: "CREATED", session, seq: notice.toSeq, at: session.createdAt });
+			} else {
+				const rows = await this.store.listEntries(notice.workspaceId, notice.sessionId, {
+					afterSeq: notice.fromSeq - 1,
+					beforeSeq: notice.toSeq + 1,
+				});
+				for (const row of rows) {
+					const kind: ActivityKind =
+						row.entry.type === "leaf"
+							? "LEAF_MOVED"
+							: row.entry.type === "session_info"
+								? "RENAMED"
+								: "APPENDED";
+					events.push({ kind, session, seq: row.seq, at: row.entry.timestamp });
+				}
+			}
+			for (const event of events) for (const s of subscribers) s.push(event);
+		} catch (error) {
+			this.logger.warn("activity event dropped: the store read failed", {
+				session: notice.sessionId,
+				error: error as Error,
+			});
+		}
+	}
+}

@@ -1,0 +1,69 @@
+/**
+ * LISTEN/NOTIFY across instances. Each instance keeps one listening
+ * connection and fans notices out to its local feeds. postgres.js
+ * re-establishes a dropped listening connection by itself; every time it
+ * (re)starts listening after the first, notices sent meanwhile may be lost, so
+ * every feed re-reads from the store (`resync`). Nothing is lost: the store is
+ * the source of truth and notices only wake readers up.
+ */
+import postgres from "postgres";
+import type { Logger } from "../logger.js";
+import { type BusListener, type EventBus, ListenerSet } from "./bus.js";
+import { decodeNotice, NOTIFY_CHANNEL } from "./notice.js";
+
+export class PgListenBus implements EventBus {
+	readonly kind = "postgres" as const;
+	private readonly listeners = new ListenerSet();
+	private readonly sql: postgres.Sql;
+	private listening = 0;
+	private unlisten: (() => Promise<void>) | undefined;
+
+	private constructor(
+		url: string,
+		private readonly logger: Logger,
+	) {
+		this.sql = postgres(url, { max: 1, onnotice: () => {} });
+	}
+
+	/** Resolves once the first LISTEN is in place: commits after that are seen. */
+	static async open(url: string, logger: Logger, channel = NOTIFY_CHANNEL): Promise<PgListenBus> {
+		const bus = new PgListenBus(url, logger);
+		const request = await bus.sql.listen(
+			channel,
+			(payload) => {
+				const notice = decodeNotice(payload);
+				if (notice) bus.listeners.notice(notice);
+				else bus.logger.warn("ignored a malformed commit notice", { channel, payload });
+			},
+			() => {
+				bus.listening += 1;
+				if (bus.listening > 1) {
+					bus.logger.warn("listening connection re-established; subscribers catch up from the store", {
+						channel,
+					});
+					bus.listeners.resync();
+				}
+			},
+		);
+		bus.unlisten = () => request.unlisten();
+		return bus;
+	}
+
+	/** Times the listening connection has (re)started LISTEN; 1 until a drop. */
+	get listenCount(): number {
+		return this.listening;
+	}
+
+	subscribe(listener: BusListener): () => void {
+		return this.listeners.add(listener);
+	}
+
+	get listenerCount(): number {
+		return this.listeners.size;
+	}
+
+	async close(): Promise<void> {
+		await this.unlisten?.().catch(() => {});
+		await this.sql.end({ timeout: 2 });
+	}
+}

@@ -1,0 +1,75 @@
+/**
+ * The one SchemaBuilder: context and scalar types. Every GraphQL type lives in
+ * types/*.ts with its own root fields; schema.ts imports them all.
+ */
+import SchemaBuilder from "@pothos/core";
+import { GraphQLError, Kind, type ValueNode } from "graphql";
+import type { LiveEvents } from "../events/live.js";
+import type { SessionStore } from "../store/store.js";
+import type { Loaders } from "./loaders.js";
+
+export interface GraphQLContext {
+	store: SessionStore;
+	/** The caller's tenant; every store call is scoped to it. */
+	workspaceId: string;
+	loaders: Loaders;
+	live: LiveEvents;
+}
+
+export const builder = new SchemaBuilder<{
+	Context: GraphQLContext;
+	Scalars: {
+		DateTime: { Input: string; Output: string };
+		JSON: { Input: unknown; Output: unknown };
+	};
+	/** Output fields are non-null unless marked `nullable: true`. */
+	DefaultFieldNullability: false;
+}>({ defaultFieldNullability: false });
+
+builder.queryType({});
+builder.mutationType({});
+
+function parseDateTime(value: unknown): string {
+	if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
+		throw new GraphQLError("DateTime must be an ISO-8601 date-time string", {
+			extensions: { code: "INVALID_INPUT" },
+		});
+	}
+	return new Date(value).toISOString();
+}
+
+builder.scalarType("DateTime", {
+	description: "ISO-8601 date-time string.",
+	serialize: (value) => value,
+	parseValue: parseDateTime,
+	parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+/** A JSON literal written inline in a query, as its JS value. */
+function jsonLiteral(ast: ValueNode, variables: Record<string, unknown> | null | undefined): unknown {
+	switch (ast.kind) {
+		case Kind.STRING:
+		case Kind.BOOLEAN:
+			return ast.value;
+		case Kind.INT:
+		case Kind.FLOAT:
+			return Number(ast.value);
+		case Kind.NULL:
+			return null;
+		case Kind.LIST:
+			return ast.values.map((v) => jsonLiteral(v, variables));
+		case Kind.OBJECT:
+			return Object.fromEntries(ast.fields.map((f) => [f.name.value, jsonLiteral(f.value, variables)]));
+		case Kind.VARIABLE:
+			return variables?.[ast.name.value];
+		default:
+			throw new GraphQLError(`JSON cannot represent ${ast.kind}`, { extensions: { code: "INVALID_INPUT" } });
+	}
+}
+
+builder.scalarType("JSON", {
+	description: "Any JSON value.",
+	serialize: (value) => value,
+	parseValue: (value) => value,
+	parseLiteral: (ast, variables) => jsonLiteral(ast, variables),
+});

@@ -1,0 +1,52 @@
+/**
+ * Errors on the wire: a SessionError becomes a GraphQL error with a stable
+ * `extensions.code` (and `field` for INVALID_INPUT); request errors (a bad
+ * argument, a @oneOf input with two kinds) are INVALID_INPUT; anything else is
+ * an internal error, masked and logged.
+ */
+import { GraphQLError } from "graphql";
+import { createGraphQLError, maskError as yogaMaskError } from "graphql-yoga";
+import type { Logger } from "../logger.js";
+import { SessionError } from "../session/errors.js";
+
+export function toGraphQLError(error: SessionError, located?: GraphQLError): GraphQLError {
+	return createGraphQLError(error.message, {
+		...(located
+			? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
+			: {}),
+		extensions: { code: error.code, ...(error.field === undefined ? {} : { field: error.field }) },
+	});
+}
+
+export function createMaskError(logger: Logger) {
+	return (error: unknown, message: string, isDev?: boolean): Error => {
+		const original = error instanceof GraphQLError ? error.originalError : error;
+		if (original instanceof SessionError)
+			return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+		if (error instanceof GraphQLError && (original === undefined || original instanceof GraphQLError))
+			return error;
+		logger.error("unexpected error in a GraphQL operation", {
+			path: error instanceof GraphQLError ? error.path?.join(".") : undefined,
+			error: original instanceof Error ? original : String(original),
+		});
+		return yogaMaskError(error, message, isDev);
+	};
+}
+
+/** Resolver errors that are SessionErrors become coded errors before masking sees them. */
+export function withStoreErrorCode(error: GraphQLError): GraphQLError {
+	return error.originalError instanceof SessionError ? toGraphQLError(error.originalError, error) : error;
+}
+
+/** Request errors carry no code from graphql-js; give them ours. */
+export function withRequestErrorCode(error: GraphQLError): GraphQLError {
+	if (error.extensions?.code !== undefined) return error;
+	return new GraphQLError(error.message, {
+		nodes: error.nodes,
+		source: error.source,
+		positions: error.positions,
+		path: error.path,
+		originalError: error.originalError,
+		extensions: { ...error.extensions, code: "INVALID_INPUT" },
+	});
+}

@@ -1,0 +1,69 @@
+/**
+ * Per-request batching: every entry, child list, label and session a query
+ * touches is fetched in one store call per session and kind, whatever the
+ * page size (no N+1). Loaders live for one request, so they never serve
+ * stale state across requests.
+ */
+import DataLoader from "dataloader";
+import type { StoredEntry } from "../session/entry.js";
+import type { SessionRecord, SessionStore } from "../store/store.js";
+
+export interface EntryKey {
+	sessionId: string;
+	entryId: string;
+}
+
+const entryKey = (k: EntryKey) => JSON.stringify([k.sessionId, k.entryId]);
+
+/** Group keys by session, call `fetch` once per session, answer in key order. */
+function bySession<V>(
+	fetch: (sessionId: string, entryIds: string[]) => Promise<Map<string, V>>,
+	missing: V,
+): (keys: readonly EntryKey[]) => Promise<V[]> {
+	return async (keys) => {
+		const groups = new Map<string, string[]>();
+		for (const k of keys) groups.set(k.sessionId, [...(groups.get(k.sessionId) ?? []), k.entryId]);
+		const answers = new Map<string, Map<string, V>>();
+		await Promise.all(
+			[...groups].map(async ([sessionId, ids]) => {
+				answers.set(sessionId, await fetch(sessionId, [...new Set(ids)]));
+			}),
+		);
+		return keys.map((k) => answers.get(k.sessionId)?.get(k.entryId) ?? missing);
+	};
+}
+
+export interface Loaders {
+	session: DataLoader<string, SessionRecord | null>;
+	entry: DataLoader<EntryKey, StoredEntry | null, string>;
+	children: DataLoader<EntryKey, StoredEntry[], string>;
+	label: DataLoader<EntryKey, string | null, string>;
+	/** Entries already read (a page, a path) answer later lookups without a query. */
+	prime(entries: readonly StoredEntry[]): readonly StoredEntry[];
+}
+
+export function createLoaders(store: SessionStore, ws: string): Loaders {
+	const entry = new DataLoader<EntryKey, StoredEntry | null, string>(
+		bySession<StoredEntry | null>((sid, ids) => store.getEntries(ws, sid, ids), null),
+		{ cacheKeyFn: entryKey },
+	);
+	return {
+		session: new DataLoader(async (ids) => {
+			const found = await store.getSessions(ws, ids);
+			return ids.map((id) => found.get(id) ?? null);
+		}),
+		entry,
+		children: new DataLoader(
+			bySession<StoredEntry[]>((sid, ids) => store.children(ws, sid, ids), []),
+			{ cacheKeyFn: entryKey },
+		),
+		label: new DataLoader(
+			bySession<string | null>(async (sid, ids) => new Map(await store.labels(ws, sid, ids)), null),
+			{ cacheKeyFn: entryKey },
+		),
+		prime(entries) {
+			for (const e of entries) entry.prime({ sessionId: e.sessionId, entryId: e.entry.id }, e);
+			return entries;
+		},
+	};
+}

@@ -1,0 +1,160 @@
+/**
+ * Subscriptions. `sessionEvents` is the reliable one: every entry of a
+ * session in seq order (stored ones after `afterSeq` first, then live), each
+ * exactly once; a client that reconnects with the last seq it saw misses
+ * nothing. The others are filtered views of it, and `sessionActivity` is a
+ * live feed for dashboards.
+ */
+import type { ActivityEvent } from "../../events/live.js";
+import type { StoredEntry } from "../../session/entry.js";
+import { SessionError } from "../../session/errors.js";
+import { leafAfter } from "../../session/tree.js";
+import { builder, type GraphQLContext } from "../builder.js";
+import { toGraphQLError } from "../errors.js";
+import { createLoaders } from "../loaders.js";
+import { EntryRef, SessionRef } from "../refs.js";
+import { LeafEntryRef } from "./entry.js";
+
+/** A stream's failure, delivered as a last event so both transports report it the same way. */
+interface StreamFailure {
+	failure: unknown;
+}
+type Item<T> = T | StreamFailure;
+const isFailure = <T>(item: Item<T>): item is StreamFailure =>
+	typeof item === "object" && item !== null && "failure" in item;
+
+/**
+ * Wraps a source: keeps items passing `keep`, turns a rejection into a final
+ * StreamFailure item, and forwards `return()` at once so listeners detach
+ * immediately when the client goes away.
+ */
+function guarded<T>(
+	source: AsyncIterator<T>,
+	keep: (item: T) => boolean = () => true,
+): AsyncIterableIterator<Item<T>> {
+	let done = false;
+	const iterator: AsyncIterableIterator<Item<T>> = {
+		async next() {
+			while (!done) {
+				try {
+					const result = await source.next();
+					if (result.done) break;
+					if (keep(result.value)) return { value: result.value, done: false };
+				} catch (failure) {
+					done = true;
+					return { value: { failure }, done: false };
+				}
+			}
+			done = true;
+			return { value: undefined, done: true };
+		},
+		async return() {
+			done = true;
+			await source.return?.();
+			return { value: undefined, done: true };
+		},
+		[Symbol.asyncIterator]: () => iterator,
+	};
+	return iterator;
+}
+
+/** Each event is resolved with fresh loaders: labels and sessions change between events. */
+function eventPayload<T>(item: Item<T>, context: GraphQLContext): T {
+	if (isFailure(item)) {
+		const { failure } = item;
+		throw failure instanceof SessionError ? toGraphQLError(failure) : failure;
+	}
+	context.loaders = createLoaders(context.store, context.workspaceId);
+	return item;
+}
+
+const EntryAppendedRef = builder.objectRef<StoredEntry>("EntryAppended").implement({
+	isTypeOf: (e) => (e as StoredEntry).entry?.type !== "leaf",
+	fields: (t) => ({
+		seq: t.int({ resolve: (e) => e.seq }),
+		entry: t.field({ type: EntryRef, resolve: (e) => e }),
+		leafId: t.string({
+			nullable: true,
+			description: "The session's leaf pointer after this entry.",
+			resolve: (e) => leafAfter(e.entry),
+		}),
+	}),
+});
+
+const LeafMovedRef = builder.objectRef<StoredEntry>("LeafMoved").implement({
+	isTypeOf: (e) => (e as StoredEntry).entry?.type === "leaf",
+	fields: (t) => ({
+		seq: t.int({ resolve: (e) => e.seq }),
+		leafEntry: t.field({ type: LeafEntryRef, resolve: (e) => e }),
+		fromId: t.string({
+			nullable: true,
+			description: "The leaf before the move.",
+			resolve: (e) => e.entry.parentId,
+		}),
+		toId: t.string({ nullable: true, description: "The move's target.", resolve: (e) => leafAfter(e.entry) }),
+		leafId: t.string({
+			nullable: true,
+			description: "The session's leaf pointer after the move.",
+			resolve: (e) => leafAfter(e.entry),
+		}),
+	}),
+});
+
+const SessionEventUnion = builder.unionType("SessionEvent", {
+	types: [EntryAppendedRef, LeafMovedRef],
+	resolveType: (e) => (e.entry.type === "leaf" ? LeafMovedRef : EntryAppendedRef),
+});
+
+const ActivityKindEnum = builder.enumType("ActivityKind", {
+	values: ["CREATED", "APPENDED", "LEAF_MOVED", "RENAMED"] as const,
+});
+
+const SessionActivityRef = builder.objectRef<ActivityEvent>("SessionActivity").implement({
+	fields: (t) => ({
+		kind: t.field({ type: ActivityKindEnum, resolve: (a) => a.kind }),
+		session: t.field({ type: SessionRef, resolve: (a) => a.session }),
+		seq: t.exposeInt("seq"),
+		at: t.field({ type: "DateTime", resolve: (a) => a.at }),
+	}),
+});
+
+builder.subscriptionType({});
+
+builder.subscriptionFields((t) => ({
+	sessionEvents: t.field({
+		type: SessionEventUnion,
+		description:
+			"Every entry of one session in seq order: first those with seq > afterSeq already stored, then live ones, each exactly once, without gaps.",
+		args: {
+			sessionId: t.arg.string({ required: true }),
+			afterSeq: t.arg.int({
+				description: "Resume after this seq; default: only entries appended from now on.",
+			}),
+		},
+		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
+			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq)),
+		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+	}),
+	entryAppended: t.field({
+		type: EntryAppendedRef,
+		description: "Like sessionEvents, without leaf moves.",
+		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
+		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
+			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq), (e) => e.entry.type !== "leaf"),
+		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+	}),
+	leafMoved: t.field({
+		type: LeafMovedRef,
+		description: "Like sessionEvents, leaf moves only.",
+		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
+		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
+			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq), (e) => e.entry.type === "leaf"),
+		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+	}),
+	sessionActivity: t.field({
+		type: SessionActivityRef,
+		description: "Activity across all sessions the caller may read (dashboards): live, one event per change.",
+		subscribe: (_, __, { live, workspaceId }) => guarded(live.activityEvents(workspaceId)),
+		resolve: (item: Item<ActivityEvent>, _args, context) => eventPayload(item, context),
+	}),
+}));

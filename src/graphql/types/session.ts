@@ -1,0 +1,258 @@
+/**
+ * Sessions: the Session type with its views (append log, branch, context,
+ * tips, JSONL), the session queries, and the session-level mutations.
+ */
+import type { StoredEntry } from "../../session/entry.js";
+import { pageSize } from "../../store/paging.js";
+import type { SessionRecord } from "../../store/store.js";
+import { builder } from "../builder.js";
+import {
+	type Connection,
+	type Edge,
+	EntryRef,
+	EntryTypeEnum,
+	NodeRef,
+	PageInfoRef,
+	pageInfo,
+	SessionContextRef,
+	SessionRef,
+} from "../refs.js";
+import { AppendEntryPayloadRef, decodeSeqCursor, EntryConnectionRef, seqCursor } from "./entry.js";
+
+const DEFAULT_ENTRY_PAGE = 50;
+
+SessionRef.implement({
+	description: "One session tree: an append-only log of entries and a leaf pointer.",
+	interfaces: [NodeRef],
+	isTypeOf: (value) => typeof value === "object" && value !== null && "lastSeq" in value,
+	fields: (t) => ({
+		sessionId: t.exposeString("sessionId"),
+		name: t.exposeString("name", { nullable: true }),
+		cwd: t.exposeString("cwd", { nullable: true }),
+		createdAt: t.field({ type: "DateTime", resolve: (s) => s.createdAt }),
+		updatedAt: t.field({
+			type: "DateTime",
+			description: "Time of the latest entry (or of creation).",
+			resolve: (s) => s.updatedAt,
+		}),
+		parentSessionId: t.exposeString("parentSessionId", {
+			nullable: true,
+			description: "The parent as the header names it: a session id, or for files written by pi a file path.",
+		}),
+		parentSession: t.field({
+			type: SessionRef,
+			nullable: true,
+			resolve: (s, _, { loaders }) =>
+				s.parentSessionId === null ? null : loaders.session.load(s.parentSessionId),
+		}),
+		header: t.field({
+			type: "JSON",
+			description: "Header fields kept from an imported pi file (provider, modelId, branchedFrom, …).",
+			resolve: (s) => s.headerExtra,
+		}),
+		leafId: t.exposeString("leafId", {
+			nullable: true,
+			description: "Current leaf pointer; null before the first entry or after moving to the root.",
+		}),
+		leaf: t.field({
+			type: EntryRef,
+			nullable: true,
+			resolve: (s, _, { loaders }) =>
+				s.leafId === null ? null : loaders.entry.load({ sessionId: s.sessionId, entryId: s.leafId }),
+		}),
+		entryCount: t.exposeInt("entryCount"),
+		lastSeq: t.exposeInt("lastSeq"),
+		entry: t.field({
+			type: EntryRef,
+			nullable: true,
+			args: { entryId: t.arg.string({ required: true }) },
+			resolve: (s, { entryId }, { loaders }) => loaders.entry.load({ sessionId: s.sessionId, entryId }),
+		}),
+		entries: t.field({
+			type: EntryConnectionRef,
+			description: "The append log in seq order (all branches), cursor-paged.",
+			args: {
+				first: t.arg.int(),
+				after: t.arg.string(),
+				last: t.arg.int(),
+				before: t.arg.string(),
+				types: t.arg({ type: [EntryTypeEnum] }),
+			},
+			resolve: async (s, args, { store, workspaceId, loaders }): Promise<Connection<StoredEntry>> => {
+				const first = pageSize(args.first ?? undefined, "first");
+				const last = pageSize(args.last ?? undefined, "last");
+				const types = args.types ?? undefined;
+				const afterSeq = args.after ? decodeSeqCursor(args.after, "after") : 0;
+				const beforeSeq = args.before ? decodeSeqCursor(args.before, "before") : undefined;
+				const backward = last !== undefined && first === undefined;
+				const limit = (backward ? last : first) ?? DEFAULT_ENTRY_PAGE;
+				const [rows, totalCount] = await Promise.all([
+					store.listEntries(workspaceId, s.sessionId, {
+						afterSeq,
+						...(beforeSeq === undefined ? {} : { beforeSeq }),
+						limit: limit + 1,
+						fromEnd: backward,
+						...(types ? { types } : {}),
+					}),
+					types ? store.countEntries(workspaceId, s.sessionId, types) : s.entryCount,
+				]);
+				const more = rows.length > limit;
+				const page = backward ? rows.slice(rows.length - Math.min(rows.length, limit)) : rows.slice(0, limit);
+				loaders.prime(page);
+				const edges: Edge<StoredEntry>[] = page.map((node) => ({ cursor: seqCursor(node.seq), node }));
+				return {
+					edges,
+					totalCount,
+					pageInfo: backward
+						? pageInfo(edges, beforeSeq !== undefined, more)
+						: pageInfo(edges, more, afterSeq > 0),
+				};
+			},
+		}),
+		branch: t.field({
+			type: [EntryRef],
+			description:
+				"Active path root -> fromId (default: the current leaf). Bounded by the latest compaction unless full is true.",
+			args: { fromId: t.arg.string(), full: t.arg.boolean({ defaultValue: false }) },
+			resolve: async (s, { fromId, full }, { store, workspaceId, loaders }) =>
+				loaders.prime(
+					await store.activePath(workspaceId, s.sessionId, { fromId: fromId ?? null, full: full ?? false }),
+				),
+		}),
+		context: t.field({
+			type: SessionContextRef,
+			description: "Model context projected from the active path.",
+			args: { fromId: t.arg.string() },
+			resolve: (s, { fromId }, { store, workspaceId }) =>
+				store.context(workspaceId, s.sessionId, { fromId: fromId ?? null }),
+		}),
+		tips: t.field({
+			type: [EntryRef],
+			description: "Entries with no children (one per branch of the tree).",
+			resolve: async (s, _, { store, workspaceId, loaders }) =>
+				loaders.prime(await store.tips(workspaceId, s.sessionId)),
+		}),
+		jsonl: t.string({
+			description: "The pi JSONL text of this session (header line + one line per entry).",
+			resolve: (s, _, { store, workspaceId }) => store.exportSession(workspaceId, s.sessionId),
+		}),
+	}),
+});
+
+const SessionEdgeRef = builder.objectRef<Edge<SessionRecord>>("SessionEdge").implement({
+	fields: (t) => ({
+		cursor: t.exposeString("cursor"),
+		node: t.field({ type: SessionRef, resolve: (e) => e.node }),
+	}),
+});
+
+const SessionConnectionRef = builder.objectRef<Connection<SessionRecord>>("SessionConnection").implement({
+	fields: (t) => ({
+		edges: t.field({ type: [SessionEdgeRef], resolve: (c) => c.edges }),
+		pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
+		totalCount: t.exposeInt("totalCount"),
+	}),
+});
+
+builder.queryFields((t) => ({
+	session: t.field({
+		type: SessionRef,
+		nullable: true,
+		args: { sessionId: t.arg.string({ required: true }) },
+		resolve: (_, { sessionId }, { loaders }) => loaders.session.load(sessionId),
+	}),
+	sessions: t.field({
+		type: SessionConnectionRef,
+		description: "Sessions of the caller's workspace, newest activity first.",
+		args: { first: t.arg.int(), after: t.arg.string(), last: t.arg.int(), before: t.arg.string() },
+		resolve: async (_, args, { store, workspaceId, loaders }) => {
+			const page = await store.listSessions(workspaceId, {
+				...(args.first == null ? {} : { first: args.first }),
+				...(args.after == null ? {} : { after: args.after }),
+				...(args.last == null ? {} : { last: args.last }),
+				...(args.before == null ? {} : { before: args.before }),
+			});
+			for (const { node } of page.items) loaders.session.prime(node.sessionId, node);
+			return {
+				edges: page.items,
+				totalCount: page.totalCount,
+				pageInfo: pageInfo(page.items, page.hasNextPage, page.hasPreviousPage),
+			};
+		},
+	}),
+}));
+
+const CreateSessionInput = builder.inputType("CreateSessionInput", {
+	fields: (t) => ({
+		sessionId: t.string({
+			description: "Optional caller-chosen id (pi's session id); generated when absent.",
+		}),
+		name: t.string(),
+		cwd: t.string(),
+		parentSessionId: t.string(),
+	}),
+});
+
+const RenameSessionInput = builder.inputType("RenameSessionInput", {
+	fields: (t) => ({ sessionId: t.string({ required: true }), name: t.string({ required: true }) }),
+});
+
+const ForkSessionInput = builder.inputType("ForkSessionInput", {
+	fields: (t) => ({
+		sessionId: t.string({ required: true }),
+		entryId: t.string({
+			description: "The new session holds the path root -> entryId (default: current leaf).",
+		}),
+		newSessionId: t.string(),
+	}),
+});
+
+const ImportSessionInput = builder.inputType("ImportSessionInput", {
+	fields: (t) => ({
+		jsonl: t.string({ required: true, description: "A pi session file (JSONL, versions 1-3)." }),
+		sessionId: t.string({ description: "Overrides the header's id." }),
+	}),
+});
+
+/** Drop nulls: GraphQL's "not given" and the store's optional fields. */
+function given<T extends Record<string, unknown>>(input: T): { [K in keyof T]?: Exclude<T[K], null> } {
+	return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as never;
+}
+
+builder.mutationFields((t) => ({
+	createSession: t.field({
+		type: SessionRef,
+		args: { input: t.arg({ type: CreateSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) => store.createSession(workspaceId, given(input)),
+	}),
+	renameSession: t.field({
+		type: AppendEntryPayloadRef,
+		description: "Name the session by appending a session_info entry (trimmed; empty clears).",
+		args: { input: t.arg({ type: RenameSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) =>
+			store.renameSession(workspaceId, input.sessionId, input.name),
+	}),
+	forkSession: t.field({
+		type: SessionRef,
+		description: "Copy the path root -> entry into a new session whose parent is this one.",
+		args: { input: t.arg({ type: ForkSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) => {
+			const { entryId, newSessionId } = given(input);
+			return store.forkSession(workspaceId, input.sessionId, {
+				...(entryId === undefined ? {} : { entryId }),
+				...(newSessionId === undefined ? {} : { newSessionId }),
+			});
+		},
+	}),
+	importSession: t.field({
+		type: SessionRef,
+		description: "Import a pi session file of any version (1-3); it is migrated to version 3.",
+		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) =>
+			store.importSession(
+				workspaceId,
+				input.jsonl,
+				input.sessionId == null ? {} : { sessionId: input.sessionId },
+			),
+	}),
+}));

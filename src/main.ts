@@ -1,0 +1,57 @@
+/**
+ * Entry point: read the configuration, open the store (applying
+ * migrations), serve GraphQL, and shut down cleanly on SIGTERM/SIGINT.
+ */
+import { ConfigError, describeStore, loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { serve } from "./server.js";
+import { openServices } from "./services.js";
+
+async function main(): Promise<void> {
+	const config = loadConfig();
+	const logger = createLogger(config.logLevel);
+	const started = performance.now();
+	logger.info("opening store", { backend: config.store.backend, where: describeStore(config.store) });
+	const services = await openServices(config.store, logger);
+	const running = await serve({
+		services,
+		logger,
+		port: config.port,
+		host: config.host,
+		graphiql: config.development,
+	});
+	logger.info("ready", {
+		url: running.url,
+		subscriptions: `SSE on ${running.url}, graphql-ws on ${running.wsUrl}`,
+		events: services.bus.kind === "postgres" ? "LISTEN/NOTIFY" : "in-process",
+		graphiql: config.development ? running.url : "off (NODE_ENV=production)",
+		ms: Math.round(performance.now() - started),
+	});
+
+	const shutdown = (signal: string) => {
+		logger.info("shutting down", { signal });
+		running.close().then(
+			() => {
+				logger.info("stopped");
+				process.exit(0);
+			},
+			(error) => {
+				logger.error("shutdown failed", { error });
+				process.exit(1);
+			},
+		);
+	};
+	process.once("SIGTERM", () => shutdown("SIGTERM"));
+	process.once("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+	if (error instanceof ConfigError) {
+		process.stderr.write(`configuration error: ${error.message}\n`);
+		process.exit(2);
+	}
+	process.stderr.write(
+		`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+	);
+	process.exit(1);
+});

@@ -1,0 +1,69 @@
+/**
+ * The running parts behind the API, wired for the configured backend:
+ * Postgres announces commits with NOTIFY and every instance LISTENs; the
+ * single-instance backends (memory, PGlite) use an in-process bus.
+ */
+import type { StoreConfig } from "./config.js";
+import type { EventBus } from "./events/bus.js";
+import { InProcessBus } from "./events/bus.js";
+import { LiveEvents } from "./events/live.js";
+import { NOTIFY_CHANNEL } from "./events/notice.js";
+import { PgListenBus } from "./events/pg-bus.js";
+import type { Logger } from "./logger.js";
+import { openStore } from "./store/open.js";
+import type { OpenOptions } from "./store/postgres/open.js";
+import type { SessionStore } from "./store/store.js";
+
+export interface Services {
+	store: SessionStore;
+	bus: EventBus;
+	live: LiveEvents;
+	close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+	onQuery?: OpenOptions["onQuery"];
+	/** Live events a slow subscriber may fall behind by. */
+	bufferSize?: number;
+}
+
+export async function openServices(
+	config: StoreConfig,
+	logger: Logger,
+	options: ServiceOptions = {},
+): Promise<Services> {
+	let bus: EventBus;
+	let store: SessionStore;
+	const onQuery = options.onQuery ? { onQuery: options.onQuery } : {};
+	if (config.backend === "postgres") {
+		// Listen first: a commit after this point is seen by this instance.
+		const pgBus = await PgListenBus.open(config.url, logger);
+		try {
+			store = await openStore(config, { ...onQuery, announce: { kind: "notify", channel: NOTIFY_CHANNEL } });
+		} catch (error) {
+			await pgBus.close();
+			throw error;
+		}
+		bus = pgBus;
+	} else {
+		const local = new InProcessBus();
+		store = await openStore(config, { ...onQuery, announce: { kind: "callback", onCommit: local.publish } });
+		bus = local;
+	}
+	const live = new LiveEvents({
+		store,
+		bus,
+		logger,
+		...(options.bufferSize === undefined ? {} : { bufferSize: options.bufferSize }),
+	});
+	return {
+		store,
+		bus,
+		live,
+		async close() {
+			live.close();
+			await bus.close();
+			await store.close();
+		},
+	};
+}
