@@ -6,10 +6,10 @@
  * a file that fails: the first bad line is an INVALID_INPUT naming it.
  */
 import { type Entry, isNode, type StoredEntry } from "./entry.js";
-import { SessionError } from "./errors.js";
+import { invalidInput, SessionError } from "./errors.js";
 import { migratedEntryId } from "./ids.js";
 import { leafAfter } from "./tree.js";
-import { normalizeTimestamp, validateEntry, validateEntryId } from "./validate.js";
+import { normalizeTimestamp, rejectNulCharacters, validateEntry, validateEntryId } from "./validate.js";
 
 export const CURRENT_VERSION = 3;
 
@@ -42,149 +42,150 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-interface Line {
-	number: number;
-	value: Record<string, unknown>;
-}
-
-function readLines(text: string): Line[] {
-	const lines: Line[] = [];
-	const physical = text.split("\n");
-	for (let i = 0; i < physical.length; i++) {
-		const raw = (physical[i] as string).replace(/\r$/, "");
-		if (raw.trim() === "") continue;
-		let value: unknown;
-		try {
-			value = JSON.parse(raw);
-		} catch (error) {
-			throw lineError(i + 1, `not valid JSON (${(error as Error).message})`);
-		}
-		if (!isObject(value)) throw lineError(i + 1, "must be a JSON object");
-		lines.push({ number: i + 1, value });
+function parseLine(raw: string, number: number): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(raw);
+	} catch (error) {
+		throw lineError(number, `not valid JSON (${(error as Error).message})`);
 	}
-	return lines;
+	if (!isObject(value)) throw lineError(number, "must be a JSON object");
+	return value;
 }
 
 function readHeader(
-	line: Line | undefined,
+	h: Record<string, unknown>,
+	number: number,
 	sessionIdOverride: string | undefined,
 ): { header: SessionHeader; version: number } {
-	if (line?.value.type !== "session") {
-		throw lineError(line?.number ?? 1, 'the first line must be a session header {"type":"session", …}');
+	if (h.type !== "session") {
+		throw lineError(number, 'the first line must be a session header {"type":"session", …}');
 	}
-	const h = line.value;
-	const at = (name: string) => `line ${line.number}: ${name}`;
 	const version = h.version ?? 1;
 	if (version !== 1 && version !== 2 && version !== 3) {
-		throw lineError(
-			line.number,
-			`version ${JSON.stringify(version)} is not supported (1, 2 or 3)`,
-			"version",
-		);
+		throw lineError(number, `version ${JSON.stringify(version)} is not supported (1, 2 or 3)`, "version");
 	}
 	if (typeof h.id !== "string" || h.id.length === 0)
-		throw lineError(line.number, "id must be a non-empty string", "id");
-	const id = validateEntryId(
-		sessionIdOverride ?? h.id,
-		sessionIdOverride === undefined ? at("id") : "sessionId",
-	);
-	if (h.cwd !== undefined && typeof h.cwd !== "string")
-		throw lineError(line.number, "cwd must be a string", "cwd");
-	if (h.parentSession !== undefined && h.parentSession !== null && typeof h.parentSession !== "string") {
-		throw lineError(line.number, "parentSession must be a string", "parentSession");
+		throw lineError(number, "id must be a non-empty string", "id");
+	try {
+		const id = validateEntryId(
+			sessionIdOverride ?? h.id,
+			sessionIdOverride === undefined ? "id" : "sessionId",
+		);
+		if (h.cwd !== undefined && typeof h.cwd !== "string") throw invalidInput("cwd", "must be a string");
+		if (h.parentSession !== undefined && h.parentSession !== null && typeof h.parentSession !== "string") {
+			throw invalidInput("parentSession", "must be a string");
+		}
+		// Header strings land in text and jsonb columns, which cannot hold U+0000 either.
+		rejectNulCharacters(h, "");
+		const extra: Record<string, unknown> = {};
+		for (const [key, value] of Object.entries(h)) if (!HEADER_FIELDS.has(key)) extra[key] = value;
+		return {
+			version,
+			header: {
+				id,
+				timestamp: normalizeTimestamp(h.timestamp, "timestamp"),
+				cwd: typeof h.cwd === "string" ? h.cwd : null,
+				parentSession: typeof h.parentSession === "string" ? h.parentSession : null,
+				extra,
+			},
+		};
+	} catch (error) {
+		if (error instanceof SessionError) throw lineError(number, error.message, error.field);
+		throw error;
 	}
-	const extra: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(h)) if (!HEADER_FIELDS.has(key)) extra[key] = value;
-	return {
-		version,
-		header: {
-			id,
-			timestamp: normalizeTimestamp(h.timestamp, at("timestamp")),
-			cwd: typeof h.cwd === "string" ? h.cwd : null,
-			parentSession: typeof h.parentSession === "string" ? h.parentSession : null,
-			extra,
-		},
-	};
 }
 
 /**
- * pi's v1 → v2 migration: ids assigned, each entry's parent is the previous
- * line, and a compaction's `firstKeptEntryIndex` (an index into the file's
- * lines, header = 0) becomes `firstKeptEntryId`.
+ * pi's v1 → v2 migration of one line, in file order: the entry gets an id and
+ * the previous line as parent; a compaction's `firstKeptEntryIndex` (an index
+ * into the file's lines, header = 0) becomes the id that line has by then, so
+ * an index naming a later line leaves `firstKeptEntryId` absent, as in pi.
  */
-function migrateV1(sessionId: string, entries: Line[]): void {
-	const taken = new Set<string>();
-	let previous: string | null = null;
-	entries.forEach((line, index) => {
-		const id = migratedEntryId(sessionId, index + 1, taken);
-		taken.add(id);
-		line.value.id = id;
-		line.value.parentId = previous;
-		previous = id;
-	});
-	for (const line of entries) {
-		const entry = line.value;
-		if (entry.type !== "compaction" || typeof entry.firstKeptEntryIndex !== "number") continue;
-		const target = entries[entry.firstKeptEntryIndex - 1];
-		if (entry.firstKeptEntryIndex >= 1 && target) entry.firstKeptEntryId = target.value.id;
+function migrateV1Line(
+	entry: Record<string, unknown>,
+	lines: readonly Record<string, unknown>[],
+	id: string,
+	parentId: string | null,
+): void {
+	entry.id = id;
+	entry.parentId = parentId;
+	if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
+		const target = lines[entry.firstKeptEntryIndex];
+		if (target && target.type !== "session" && typeof target.id === "string")
+			entry.firstKeptEntryId = target.id;
 		delete entry.firstKeptEntryIndex;
 	}
 }
 
 /** pi's v2 → v3 migration: the message role `hookMessage` became `custom`. */
-function migrateV2(entries: Line[]): void {
-	for (const { value } of entries) {
-		const message = value.message;
-		if (value.type === "message" && isObject(message) && message.role === "hookMessage")
-			message.role = "custom";
-	}
+function migrateV2Line(entry: Record<string, unknown>): void {
+	const message = entry.message;
+	if (entry.type === "message" && isObject(message) && message.role === "hookMessage")
+		message.role = "custom";
 }
 
+/** Parse, migrate and check a file line by line; the first bad line is the one reported. */
 export function parseSessionFile(text: string, options: { sessionId?: string } = {}): ParsedSessionFile {
-	const lines = readLines(text);
-	const { header, version } = readHeader(lines[0], options.sessionId);
-	const body = lines.slice(1);
-	for (const line of body) {
-		if (line.value.type === "session") throw lineError(line.number, "a second session header");
-	}
-	if (version < 2) migrateV1(header.id, body);
-	if (version < 3) migrateV2(body);
-
+	let file: { header: SessionHeader; version: number } | undefined;
+	const lines: Record<string, unknown>[] = [];
 	const seen = new Map<string, { line: number; entry: Entry; depth: number }>();
+	const taken = new Set<string>();
 	const rows: StoredEntry[] = [];
 	let leafId: string | null = null;
-	for (const line of body) {
+	const physical = text.split("\n");
+
+	for (let i = 0; i < physical.length; i++) {
+		const raw = (physical[i] as string).replace(/\r$/, "");
+		if (raw.trim() === "") continue;
+		const number = i + 1;
+		const value = parseLine(raw, number);
+		lines.push(value);
+		if (!file) {
+			file = readHeader(value, number, options.sessionId);
+			continue;
+		}
+		if (value.type === "session") throw lineError(number, "a second session header");
+		if (file.version < 2) {
+			const id = migratedEntryId(file.header.id, lines.length - 1, taken);
+			taken.add(id);
+			migrateV1Line(value, lines, id, rows[rows.length - 1]?.entry.id ?? null);
+		}
+		if (file.version < 3) migrateV2Line(value);
+
 		let entry: Entry;
 		try {
-			entry = validateEntry(line.value);
+			entry = validateEntry(value);
 		} catch (error) {
-			if (error instanceof SessionError) throw lineError(line.number, error.message, error.field);
+			if (error instanceof SessionError) throw lineError(number, error.message, error.field);
 			throw error;
 		}
 		const earlier = seen.get(entry.id);
-		if (earlier)
+		if (earlier) {
 			throw lineError(
-				line.number,
+				number,
 				`id ${JSON.stringify(entry.id)} is used twice (first on line ${earlier.line})`,
 				"id",
 			);
+		}
 		const node = (id: string, field: string) => {
 			const found = seen.get(id);
 			if (!found)
-				throw lineError(line.number, `${field} ${JSON.stringify(id)} does not name an earlier entry`, field);
+				throw lineError(number, `${field} ${JSON.stringify(id)} does not name an earlier entry`, field);
 			if (!isNode(found.entry))
-				throw lineError(line.number, `${field} ${JSON.stringify(id)} names a leaf record`, field);
+				throw lineError(number, `${field} ${JSON.stringify(id)} names a leaf record`, field);
 			return found;
 		};
 		const parent = entry.parentId === null ? undefined : node(entry.parentId, "parentId");
 		if (entry.type === "label") node(entry.targetId, "targetId");
 		if (entry.type === "leaf" && entry.targetId !== null) node(entry.targetId, "targetId");
 		const depth = parent ? parent.depth + 1 : 0;
-		seen.set(entry.id, { line: line.number, entry, depth });
-		rows.push({ sessionId: header.id, seq: rows.length + 1, depth, entry });
+		seen.set(entry.id, { line: number, entry, depth });
+		rows.push({ sessionId: file.header.id, seq: rows.length + 1, depth, entry });
 		leafId = leafAfter(entry);
 	}
-	return { header, rows, leafId, sourceVersion: version };
+	if (!file) throw lineError(1, 'the first line must be a session header {"type":"session", …}');
+	return { header: file.header, rows, leafId, sourceVersion: file.version };
 }
 
 /** The header line pi writes, version 3, unknown fields kept. */

@@ -70,7 +70,7 @@ export function rejectNulCharacters(value: unknown, at: string): void {
 		} else if (isObject(v)) {
 			for (const [key, item] of Object.entries(v)) {
 				if (key.includes("\u0000"))
-					throw invalidInput(frame.at, "keys must not contain the character U+0000");
+					throw invalidInput(frame.at || "entry", "keys must not contain the character U+0000");
 				stack.push({ value: item, at: field(frame.at, key) });
 			}
 		}
@@ -147,12 +147,34 @@ function validateType(value: unknown, at: string): EntryType {
 	return value;
 }
 
-/** Normalise an ISO-8601 timestamp to `toISOString()` form (what pi writes). */
+/** ISO-8601 date-time with a zone: 2025-12-08T22:41:05.306Z, 2025-12-08T23:41:05+01:00. */
+const ISO_DATE_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/**
+ * Normalise an ISO-8601 timestamp to `toISOString()` form (what pi writes).
+ * Strict: `Date.parse` alone would accept "1" or "March 7" and roll
+ * 2026-02-30 over to March, silently storing another time.
+ */
 export function normalizeTimestamp(value: unknown, at: string): string {
-	if (typeof value !== "string" || value.length === 0)
-		throw invalidInput(at, "must be an ISO-8601 date-time string");
-	const millis = Date.parse(value);
-	if (Number.isNaN(millis)) throw invalidInput(at, "must be an ISO-8601 date-time string");
+	const match = typeof value === "string" ? ISO_DATE_TIME.exec(value) : null;
+	const millis = match ? Date.parse(value as string) : Number.NaN;
+	const [, year, month, day, hour, minute, second] = match ?? [];
+	const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+	if (
+		!match ||
+		Number.isNaN(millis) ||
+		calendar.getUTCMonth() !== Number(month) - 1 ||
+		calendar.getUTCDate() !== Number(day) ||
+		Number(hour) > 23 ||
+		Number(minute) > 59 ||
+		Number(second ?? 0) > 59
+	) {
+		throw invalidInput(
+			at,
+			"must be an ISO-8601 date-time string with a time zone, e.g. 2026-01-31T12:00:00.000Z",
+		);
+	}
 	return new Date(millis).toISOString();
 }
 
@@ -166,7 +188,7 @@ export function validateEntry(value: unknown, at = ""): Entry {
 	}
 	const timestamp = normalizeTimestamp(value.timestamp, field(at, "timestamp"));
 	validateOwnFields(type, value, at);
-	rejectNulCharacters(value, at || "entry");
+	rejectNulCharacters(value, at);
 	return { ...value, timestamp } as Entry;
 }
 
@@ -181,6 +203,6 @@ export function validateDraft(value: unknown, at = ""): DraftEntry {
 	}
 	if (value.id !== undefined) validateEntryId(value.id, field(at, "id"));
 	validateOwnFields(type, value, at);
-	rejectNulCharacters(value, at || "entry");
+	rejectNulCharacters(value, at);
 	return value as DraftEntry;
 }

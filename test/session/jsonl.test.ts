@@ -167,11 +167,7 @@ describe("line handling", () => {
 		expect(e2.field).toBe("id");
 	});
 
-	// BUG (src/session/jsonl.ts): the module promises "the first bad line is an
-	// INVALID_INPUT naming it", but every line is JSON-parsed (and checked for a
-	// second header) before any entry is validated, so a syntax error further
-	// down wins over an invalid entry on an earlier line. Flip to `it` once fixed.
-	it.fails("BUG: reports the first bad line, not a later syntax error", () => {
+	it("reports the first bad line, not a later syntax error", () => {
 		const text = [
 			JSON.stringify(HEADER_V3),
 			JSON.stringify({ type: "message", timestamp: "x" }),
@@ -245,17 +241,12 @@ describe("header", () => {
 		});
 	});
 
-	// BUG (src/session/jsonl.ts readHeader): entry lines go through
-	// rejectNulCharacters, the header does not. The memory backend imports a
-	// header with U+0000 in id, cwd, parentSession or an extra field; Postgres
-	// and PGlite cannot store it and fail with an internal (masked) error
-	// instead of INVALID_INPUT. Flip to `it` once fixed.
-	it.fails.each([
+	it.each([
 		["cwd", { cwd: "a\u0000b" }],
 		["id", { id: "s\u0000" }],
 		["parentSession", { parentSession: "p\u0000" }],
 		["an extra field", { origin: "x\u0000" }],
-	])("BUG: rejects U+0000 in the header's %s", (_what, fields) => {
+	])("rejects U+0000 in the header's %s", (_what, fields) => {
 		invalid(() => parseSessionFile(jsonl({ ...HEADER_V3, ...fields })));
 	});
 
@@ -339,12 +330,7 @@ describe("version 1 migration", () => {
 		expect(byPosition(ours)).toEqual(byPosition(piEntries(text)));
 	});
 
-	// BUG (src/session/jsonl.ts migrateV1): pi assigns ids and converts
-	// firstKeptEntryIndex in one pass, so an index naming a *later* line finds
-	// an entry without an id yet and leaves firstKeptEntryId absent. Our
-	// two-pass migration gives it the later entry's id instead. Flip to `it`
-	// once fixed.
-	it.fails("BUG: an index naming a later line leaves firstKeptEntryId absent, as pi does", () => {
+	it("an index naming a later line leaves firstKeptEntryId absent, as pi does", () => {
 		const text = jsonl(HEADER_V1, v1User("a", 1), v1User("b", 2), v1Compaction(4), v1User("c", 3));
 		expect(entriesOf(parseSessionFile(text))[2]).not.toHaveProperty("firstKeptEntryId");
 	});

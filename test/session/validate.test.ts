@@ -211,12 +211,7 @@ describe("validateEntry (an entry read from a file)", () => {
 		}
 	});
 
-	// BUG (src/session/validate.ts normalizeTimestamp): Date.parse is lenient,
-	// so strings that are no ISO-8601 date-time pass and are silently turned
-	// into another instant ("1" → 2001-01-01, Feb 30 → Mar 2), although the
-	// error text promises "must be an ISO-8601 date-time string". Flip to `it`
-	// once fixed.
-	it.fails.each(["1", "12", "March 7", "2026-02-30T00:00:00Z"])("BUG: rejects timestamp %j", (timestamp) => {
+	it.each(["1", "12", "March 7", "2026-02-30T00:00:00Z"])("rejects timestamp %j", (timestamp) => {
 		rejects(() => validateEntry({ ...GOOD.message, ...placement, timestamp }), "timestamp");
 	});
 
@@ -321,12 +316,7 @@ describe("characters and numbers Postgres cannot store", () => {
 		);
 	});
 
-	// BUG (src/session/validate.ts): without an `at` prefix every other error
-	// names the bare field ("label", "message.role"), but rejectNulCharacters
-	// is called with `at || "entry"` and names "entry.label". That is the field
-	// setLabel/renameSession (write.ts calls validateDraft(…, "")) and file
-	// import (jsonl.ts calls validateEntry(line)) report. Flip to `it` once fixed.
-	it.fails("BUG: without a prefix, U+0000 errors name the bare field like every other error", () => {
+	it("without a prefix, U+0000 errors name the bare field like every other error", () => {
 		rejects(() => validateDraft({ ...GOOD.label, label: `a${NUL}` }), "label");
 	});
 

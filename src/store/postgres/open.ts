@@ -41,11 +41,13 @@ export async function openPglite(dataDir: string | undefined, options: OpenOptio
 	await client.waitReady;
 	const db = drizzlePglite(client, { schema, logger: logger(options) });
 	await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
-	return new PgStore(db as unknown as Db, {
+	const store = new PgStore(db as unknown as Db, {
 		backend: "pglite",
 		close: () => client.close(),
 		...(options.announce ? { announce: options.announce } : {}),
 	});
+	await store.analyze();
+	return store;
 }
 
 export async function openPostgres(

@@ -62,6 +62,9 @@ import * as schema from "./schema.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** PGlite gets fresh planner statistics after this many new rows. */
+const ANALYZE_EVERY_ROWS = 500;
+
 /** Rows inserted per statement on import (8 parameters a row, far below the 65535 limit). */
 const IMPORT_BATCH = 1000;
 
@@ -207,6 +210,32 @@ export class PgStore implements SessionStore {
 	/** The in-process announcement, after the commit. */
 	private announced(notice: CommitNotice | null): void {
 		if (notice && this.announcer?.kind === "callback") this.announcer.onCommit(notice);
+		if (notice) this.countWrites(notice.toSeq - notice.fromSeq + 1);
+	}
+
+	private rowsSinceAnalyze = 0;
+	private analyzing: Promise<void> | undefined;
+
+	/**
+	 * PGlite has no autovacuum, so without statistics its planner walks an
+	 * index of the whole session for a one-row lookup and an append gets
+	 * slower as the session grows. Postgres analyzes by itself.
+	 */
+	private countWrites(rows: number): void {
+		if (this.backend !== "pglite") return;
+		this.rowsSinceAnalyze += rows;
+		if (this.rowsSinceAnalyze >= ANALYZE_EVERY_ROWS) void this.analyze();
+	}
+
+	analyze(): Promise<void> {
+		this.rowsSinceAnalyze = 0;
+		this.analyzing ??= this.db
+			.execute(sql`analyze sessions, entries`)
+			.then(() => undefined)
+			.finally(() => {
+				this.analyzing = undefined;
+			});
+		return this.analyzing;
 	}
 
 	/** Empty results are ambiguous; this tells a missing session apart. */
@@ -608,6 +637,7 @@ export class PgStore implements SessionStore {
 	}
 
 	async close(): Promise<void> {
+		await this.analyzing?.catch(() => {});
 		await this.closeClient();
 	}
 }

@@ -1,0 +1,97 @@
+/**
+ * A real listening server on a real port for API tests, on any backend. A
+ * test owns what it starts: the server, and the database or directory it
+ * created (several servers may share one Postgres database).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StoreConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+import { type RunningServer, serve } from "../../src/server.js";
+import { openServices, type ServiceOptions, type Services } from "../../src/services.js";
+import { createTestDatabase } from "./databases.js";
+
+export type BackendName = "memory" | "pglite" | "postgres";
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+	data?: T | null;
+	errors?: Array<{
+		message: string;
+		path?: Array<string | number>;
+		extensions?: { code?: string; field?: string };
+	}>;
+}
+
+export interface TestServer {
+	url: string;
+	wsUrl: string;
+	services: Services;
+	running: RunningServer;
+	/** The Postgres URL, when the backend is postgres (to start a second instance on it). */
+	databaseUrl?: string;
+	/** POST one operation; resolves with the parsed body whatever the HTTP status. */
+	request<T = Record<string, unknown>>(
+		query: string,
+		variables?: Record<string, unknown>,
+	): Promise<GraphQLResponse<T>>;
+	close(): Promise<void>;
+}
+
+export interface StartOptions extends ServiceOptions {
+	/** Use this Postgres database instead of creating one (it is not dropped on close). */
+	databaseUrl?: string;
+	keepAliveMs?: number;
+}
+
+export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
+	const cleanups: Array<() => Promise<void> | void> = [];
+	let config: StoreConfig;
+	let databaseUrl: string | undefined;
+	if (backend === "postgres") {
+		if (options.databaseUrl) databaseUrl = options.databaseUrl;
+		else {
+			const database = await createTestDatabase();
+			databaseUrl = database.url;
+			cleanups.push(() => database.drop());
+		}
+		config = { backend: "postgres", url: databaseUrl };
+	} else if (backend === "pglite") {
+		const dir = mkdtempSync(join(tmpdir(), "session-tree-api-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		config = { backend: "pglite", dataDir: dir };
+	} else {
+		config = { backend: "memory" };
+	}
+	const services = await openServices(config, silentLogger, options);
+	const running = await serve({
+		services,
+		logger: silentLogger,
+		port: 0,
+		host: "127.0.0.1",
+		graphiql: true,
+		...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+	});
+	return {
+		url: running.url,
+		wsUrl: running.wsUrl,
+		services,
+		running,
+		...(databaseUrl === undefined ? {} : { databaseUrl }),
+		async request(query, variables) {
+			const response = await fetch(running.url, {
+				method: "POST",
+				headers: {
+					"content-type": "application/json",
+					accept: "application/graphql-response+json, application/json",
+				},
+				body: JSON.stringify({ query, variables }),
+			});
+			return (await response.json()) as never;
+		},
+		async close() {
+			await running.close(2_000);
+			for (const cleanup of cleanups.reverse()) await cleanup();
+		},
+	};
+}
