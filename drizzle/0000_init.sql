@@ -21,6 +21,7 @@ CREATE TABLE "sessions" (
 	"parent_session_id" text,
 	"name" text,
 	"leaf_id" text,
+	"leaf_depth" integer,
 	"last_seq" integer DEFAULT 0 NOT NULL,
 	"entry_count" integer DEFAULT 0 NOT NULL,
 	"header" jsonb DEFAULT '{}'::jsonb NOT NULL,

@@ -3,26 +3,30 @@
  * session head and the entries a write refers to, calls `planAppend`, and
  * writes the returned rows and pointer in one transaction.
  */
-import { type DraftEntry, type Entry, type EntryType, isNode, ownFields, type StoredEntry } from "./entry.js";
+import { type DraftEntry, type Entry, isNode, ownFields, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
 import { leafAfter } from "./tree.js";
 
 /** The mutable part of a session: its pointer and the end of its log. */
 export interface SessionHead {
 	leafId: string | null;
+	/** Depth of the leaf entry (null with the leaf): the next entry's depth is one more. */
+	leafDepth: number | null;
 	lastSeq: number;
 }
 
 /** What a plan needs to know about an existing entry it refers to. */
 export interface KnownEntry {
 	id: string;
-	type: EntryType;
+	/** False for leaf records, which are never targets or parents. */
+	isNode: boolean;
 	depth: number;
 }
 
 export interface AppendPlan {
 	rows: StoredEntry[];
 	leafId: string | null;
+	leafDepth: number | null;
 }
 
 export interface PlanClock {
@@ -30,10 +34,9 @@ export interface PlanClock {
 	newId(): string;
 }
 
-/** Ids a plan will look up: the current leaf, every target, and caller-chosen ids. */
-export function referencedIds(head: SessionHead, drafts: readonly DraftEntry[]): string[] {
+/** Ids a plan must look up besides the leaf: every target, and caller-chosen ids. */
+export function referencedIds(drafts: readonly DraftEntry[]): string[] {
 	const ids = new Set<string>();
-	if (head.leafId !== null) ids.add(head.leafId);
 	for (const draft of drafts) {
 		if ((draft.type === "label" || draft.type === "leaf") && typeof draft.targetId === "string") {
 			ids.add(draft.targetId);
@@ -50,7 +53,7 @@ export function requireNodeTarget(
 	field: string,
 ): KnownEntry {
 	if (!target) throw new SessionError("NOT_FOUND", `Entry ${targetId} not found in this session`, { field });
-	if (!isNode(target)) {
+	if (!target.isNode) {
 		throw invalidInput(field, `entry ${targetId} is a leaf record, not a tree node; it cannot be a target`);
 	}
 	return target;
@@ -69,7 +72,10 @@ export function planAppend(
 	clock: PlanClock,
 ): AppendPlan {
 	const planned = new Map<string, KnownEntry>();
-	const lookup = (id: string) => planned.get(id) ?? known(id);
+	// The leaf is always a node of the session; its depth comes with the head.
+	const leaf =
+		head.leafId === null ? undefined : { id: head.leafId, isNode: true, depth: head.leafDepth ?? 0 };
+	const lookup = (id: string) => planned.get(id) ?? known(id) ?? (id === leaf?.id ? leaf : undefined);
 	const rows: StoredEntry[] = [];
 	let leafId = head.leafId;
 	let seq = head.lastSeq;
@@ -89,10 +95,10 @@ export function planAppend(
 		const entry = { type: draft.type, id, parentId: leafId, timestamp, ...ownFields(draft) } as Entry;
 		const depth = parent ? parent.depth + 1 : 0;
 		rows.push({ sessionId, seq: ++seq, depth, entry });
-		planned.set(id, { id, type: draft.type, depth });
+		planned.set(id, { id, isNode: isNode(draft), depth });
 		leafId = leafAfter(entry);
 	}
-	return { rows, leafId };
+	return { rows, leafId, leafDepth: leafId === null ? null : (lookup(leafId)?.depth ?? null) };
 }
 
 /** Canonical JSON with sorted keys: equal content gives equal text whatever the key order. */

@@ -5,12 +5,13 @@
  * after the path (as pi's `createBranchedSession` does).
  */
 import { type KnownEntry, type PlanClock, planAppend } from "./append.js";
-import type { DraftEntry, StoredEntry } from "./entry.js";
+import { type DraftEntry, isNode, type StoredEntry } from "./entry.js";
 import { labelsOf, replayLeaf } from "./tree.js";
 
 export interface ForkPlan {
 	rows: StoredEntry[];
 	leafId: string | null;
+	leafDepth: number | null;
 }
 
 export function planFork(
@@ -34,9 +35,14 @@ export function planFork(
 			drafts.push({ type: "label", targetId: entry.id, ...(want ? { label: want } : {}) } as DraftEntry);
 	}
 	const known = new Map<string, KnownEntry>(
-		copied.map((e) => [e.entry.id, { id: e.entry.id, type: e.entry.type, depth: e.depth }]),
+		copied.map((e) => [e.entry.id, { id: e.entry.id, isNode: isNode(e.entry), depth: e.depth }]),
 	);
-	const head = { leafId: replayLeaf(copied.map((e) => e.entry)), lastSeq: copied.length };
+	const leafId = replayLeaf(copied.map((e) => e.entry));
+	const head = {
+		leafId,
+		leafDepth: leafId === null ? null : (known.get(leafId)?.depth ?? null),
+		lastSeq: copied.length,
+	};
 	const labels = planAppend(newSessionId, head, drafts, (id) => known.get(id), clock);
-	return { rows: [...copied, ...labels.rows], leafId: labels.leafId };
+	return { rows: [...copied, ...labels.rows], leafId: labels.leafId, leafDepth: labels.leafDepth };
 }

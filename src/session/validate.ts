@@ -50,8 +50,10 @@ export function validateEntryId(value: unknown, at: string): string {
 	return value;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
- * Postgres `jsonb` and `text` cannot hold U+0000, so no backend accepts it:
+ * Postgres `jsonb` and `text` cannot hold U+0000 or a lone UTF-16 surrogate, so no backend accepts it:
  * the memory backend must reject exactly what Postgres rejects.
  */
 export function rejectNulCharacters(value: unknown, at: string): void {
@@ -61,6 +63,8 @@ export function rejectNulCharacters(value: unknown, at: string): void {
 		const v = frame.value;
 		if (typeof v === "string") {
 			if (v.includes("\u0000")) throw invalidInput(frame.at, "must not contain the character U+0000");
+			if (LONE_SURROGATE.test(v))
+				throw invalidInput(frame.at, "must be well-formed Unicode (it has a lone surrogate)");
 		} else if (typeof v === "number") {
 			if (!Number.isFinite(v)) throw invalidInput(frame.at, "must be a finite number");
 		} else if (Array.isArray(v)) {

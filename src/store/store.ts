@@ -23,6 +23,8 @@ export interface SessionRecord {
 	parentSessionId: string | null;
 	/** The current leaf; null before the first entry or after a move to the root. */
 	leafId: string | null;
+	/** Depth of the leaf entry (null with the leaf); kept so an append needs no lookup. */
+	leafDepth: number | null;
 	lastSeq: number;
 	/** Entries in the append log (leaf records included); equals lastSeq. */
 	entryCount: number;

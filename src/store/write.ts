@@ -12,7 +12,7 @@ import {
 	referencedIds,
 	sameContent,
 } from "../session/append.js";
-import type { DraftEntry, StoredEntry } from "../session/entry.js";
+import { type DraftEntry, isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
 import { nameAfter } from "../session/tree.js";
@@ -54,8 +54,11 @@ export async function writeDrafts(
 ): Promise<WriteOutcome> {
 	const session = await writer.lockSession();
 	if (!session) throw notFoundSession(sessionId);
-	const head = { leafId: session.leafId, lastSeq: session.lastSeq };
-	const found = await writer.findEntries(referencedIds(head, drafts));
+	const head = { leafId: session.leafId, leafDepth: session.leafDepth, lastSeq: session.lastSeq };
+	// A plain append refers to nothing but the leaf, whose depth the session row carries: no lookup.
+	const references = referencedIds(drafts);
+	const found =
+		references.length === 0 ? new Map<string, StoredEntry>() : await writer.findEntries(references);
 
 	const [only] = drafts;
 	const resent = drafts.length === 1 && only?.id !== undefined ? found.get(only.id) : undefined;
@@ -76,7 +79,7 @@ export async function writeDrafts(
 	}
 	const known = (id: string): KnownEntry | undefined => {
 		const e = found.get(id);
-		return e && { id, type: e.entry.type, depth: e.depth };
+		return e && { id, isNode: isNode(e.entry), depth: e.depth };
 	};
 	const plan = planAppend(sessionId, head, drafts, known, clock);
 	let name = session.name;
@@ -85,6 +88,7 @@ export async function writeDrafts(
 	const next: SessionRecord = {
 		...session,
 		leafId: plan.leafId,
+		leafDepth: plan.leafDepth,
 		lastSeq: last ? last.seq : session.lastSeq,
 		entryCount: session.entryCount + plan.rows.length,
 		name,

@@ -69,6 +69,9 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		const session = await store().getSession(ws, sessionId);
 		const log = await store().listEntries(ws, sessionId);
 		expect(session?.leafId).toBe(replayLeaf(log.map((e) => e.entry)));
+		// The stored leaf depth places the next append without a lookup; it must match the leaf entry.
+		const leaf = log.find((e) => e.entry.id === session?.leafId);
+		expect(session?.leafDepth).toBe(leaf ? leaf.depth : null);
 		expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
 		expect(session?.lastSeq).toBe(log.length);
 	}
@@ -444,6 +447,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				[{ ...user("x"), timestamp: "2020-01-01T00:00:00Z" }, "entry.timestamp"],
 				[{ ...user("x"), id: "" }, "entry.id"],
 				[{ type: "custom", customType: "c", data: { text: "nul \u0000 byte" } }, "entry.data.text"],
+				[{ type: "custom", customType: "c", data: { text: "half \ud800 pair" } }, "entry.data.text"],
 			];
 			for (const [draft, field] of bad) {
 				await rejectsWithCode(store().appendEntry(ws, "s", draft as DraftEntry), "INVALID_INPUT", field);

@@ -29,6 +29,8 @@ export const sessions = pgTable(
 		parentSessionId: text("parent_session_id"),
 		name: text("name"),
 		leafId: text("leaf_id"),
+		/** Depth of the leaf entry, so that an append needs no lookup to place its row. */
+		leafDepth: integer("leaf_depth"),
 		lastSeq: integer("last_seq").notNull().default(0),
 		entryCount: integer("entry_count").notNull().default(0),
 		/** Header fields kept from an imported file. */
