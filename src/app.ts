@@ -2,10 +2,15 @@
  * The GraphQL application: schema, per-request context, error policy. It does
  * not listen; main.ts (or a test) serves it over HTTP, or calls `fetch`.
  */
-import { GraphQLError, getOperationAST } from "graphql";
+import { type GraphQLError, getOperationAST } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GraphQLContext } from "./graphql/builder.js";
-import { createMaskError, withRequestErrorCode, withStoreErrorCode } from "./graphql/errors.js";
+import {
+	createMaskError,
+	isGraphQLError,
+	withRequestErrorCode,
+	withStoreErrorCode,
+} from "./graphql/errors.js";
 import { GRAPHIQL_EXAMPLE } from "./graphql/examples.js";
 import { createLoaders } from "./graphql/loaders.js";
 import { schema } from "./graphql/schema.js";
@@ -32,8 +37,7 @@ const useErrorCodes: Plugin = {
 	onValidate:
 		() =>
 		({ result, setResult }) => {
-			if (result.length > 0)
-				setResult(result.map((e) => (e instanceof GraphQLError ? withRequestErrorCode(e) : e)));
+			if (result.length > 0) setResult(result.map((e) => (isGraphQLError(e) ? withRequestErrorCode(e) : e)));
 		},
 	onExecute: () => ({ onExecuteDone: ({ result, setResult }) => setResult(coded(result)) }),
 	onSubscribe: () => ({ onSubscribeResult: ({ result, setResult }) => setResult(coded(result)) }),

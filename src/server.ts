@@ -75,6 +75,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 	const { services, logger } = options;
 	const app = createApp({ services, logger, graphiql: options.graphiql ?? false });
 	const server = createServer(app);
+	let shuttingDown = false;
+	// While shutting down, a keep-alive connection is closed as soon as its last response is sent.
+	server.on("request", (_req, res) => {
+		res.on("finish", () => {
+			if (shuttingDown) server.closeIdleConnections();
+		});
+	});
 	const ws = attachWebSocket(app, server, options.keepAliveMs ?? 12_000);
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
@@ -90,6 +97,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 	let closing: Promise<void> | undefined;
 	const close = (graceMs = 10_000) => {
 		closing ??= (async () => {
+			shuttingDown = true;
 			const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
 			// Subscriptions never finish on their own: end them so clients reconnect elsewhere.
 			services.live.close();

@@ -9,6 +9,14 @@ import { createGraphQLError, maskError as yogaMaskError } from "graphql-yoga";
 import type { Logger } from "../logger.js";
 import { SessionError } from "../session/errors.js";
 
+/**
+ * By name, as Yoga does: `graphql` can be loaded twice (its CommonJS and ESM
+ * builds, e.g. under a bundler or test runner), and then `instanceof` lies.
+ */
+export function isGraphQLError(error: unknown): error is GraphQLError {
+	return error instanceof Error && error.name === "GraphQLError";
+}
+
 export function toGraphQLError(error: SessionError, located?: GraphQLError): GraphQLError {
 	return createGraphQLError(error.message, {
 		...(located
@@ -20,13 +28,13 @@ export function toGraphQLError(error: SessionError, located?: GraphQLError): Gra
 
 export function createMaskError(logger: Logger) {
 	return (error: unknown, message: string, isDev?: boolean): Error => {
-		const original = error instanceof GraphQLError ? error.originalError : error;
+		const original = isGraphQLError(error) ? error.originalError : error;
 		if (original instanceof SessionError)
-			return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
-		if (error instanceof GraphQLError && (original === undefined || original instanceof GraphQLError))
+			return toGraphQLError(original, isGraphQLError(error) ? error : undefined);
+		if (isGraphQLError(error) && (original === undefined || original === null || isGraphQLError(original)))
 			return error;
 		logger.error("unexpected error in a GraphQL operation", {
-			path: error instanceof GraphQLError ? error.path?.join(".") : undefined,
+			path: isGraphQLError(error) ? error.path?.join(".") : undefined,
 			error: original instanceof Error ? original : String(original),
 		});
 		return yogaMaskError(error, message, isDev);

@@ -3,6 +3,7 @@
  * tips, JSONL), the session queries, and the session-level mutations.
  */
 import type { StoredEntry } from "../../session/entry.js";
+import { invalidInput } from "../../session/errors.js";
 import { pageSize } from "../../store/paging.js";
 import type { SessionRecord } from "../../store/store.js";
 import { builder } from "../builder.js";
@@ -81,10 +82,12 @@ SessionRef.implement({
 			resolve: async (s, args, { store, workspaceId, loaders }): Promise<Connection<StoredEntry>> => {
 				const first = pageSize(args.first ?? undefined, "first");
 				const last = pageSize(args.last ?? undefined, "last");
+				if (first !== undefined && last !== undefined)
+					throw invalidInput("last", "cannot be combined with first");
 				const types = args.types ?? undefined;
 				const afterSeq = args.after ? decodeSeqCursor(args.after, "after") : 0;
 				const beforeSeq = args.before ? decodeSeqCursor(args.before, "before") : undefined;
-				const backward = last !== undefined && first === undefined;
+				const backward = last !== undefined;
 				const limit = (backward ? last : first) ?? DEFAULT_ENTRY_PAGE;
 				const [rows, totalCount] = await Promise.all([
 					store.listEntries(workspaceId, s.sessionId, {
