@@ -37,6 +37,8 @@ const feedKey = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId
 /** Reads each new entry of one session once and pushes it to every stream of that session. */
 class SessionFeed {
 	readonly streams = new Set<EntryStream>();
+	/** Subscriptions between choosing this feed and attaching to it: the feed must outlive them. */
+	joining = 0;
 	private head: number | undefined;
 	private noticed = 0;
 	private pulling: Promise<void> | undefined;
@@ -50,8 +52,13 @@ class SessionFeed {
 		private readonly logger: Logger,
 	) {}
 
+	get started(): boolean {
+		return this.head !== undefined;
+	}
+
 	/** The feed's start: entries after the session's current end are pushed. */
-	async start(lastSeq: number): Promise<void> {
+	start(lastSeq: number): void {
+		if (this.head !== undefined) return;
 		this.head = lastSeq;
 		if (this.noticed > lastSeq) this.pull();
 	}
@@ -172,24 +179,28 @@ export class LiveEvents {
 		this.attach();
 		const key = feedKey(ws, sessionId);
 		let feed = this.feeds.get(key);
-		const created = !feed;
 		if (!feed) {
 			feed = new SessionFeed(this.store, ws, sessionId, this.batchSize, this.logger);
 			this.feeds.set(key, feed);
 		}
 		const owner = feed;
+		// The feed (and the bus listener) must not be dropped while this subscription reads the session.
+		owner.joining += 1;
 		let session: SessionRecord | null;
 		try {
 			session = await this.store.getSession(ws, sessionId);
 		} catch (error) {
+			owner.joining -= 1;
 			this.dropFeedIfIdle(key, owner);
 			throw error;
 		}
+		owner.joining -= 1;
 		if (!session) {
 			this.dropFeedIfIdle(key, owner);
 			throw new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
 		}
-		if (created) await owner.start(session.lastSeq);
+		// Whoever reads the session first starts the feed (the creator's read may have failed).
+		owner.start(session.lastSeq);
 		const stream = new EntryStream(
 			{ read: (after, limit) => this.store.listEntries(ws, sessionId, { afterSeq: after, limit }) },
 			{
@@ -207,7 +218,7 @@ export class LiveEvents {
 	}
 
 	private dropFeedIfIdle(key: string, feed: SessionFeed): void {
-		if (feed.streams.size === 0 && this.feeds.get(key) === feed) this.feeds.delete(key);
+		if (feed.streams.size === 0 && feed.joining === 0 && this.feeds.get(key) === feed) this.feeds.delete(key);
 		this.maybeDetach();
 	}
 
