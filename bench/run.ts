@@ -16,7 +16,7 @@ import type { PgStore } from "../src/store/postgres/store.js";
 import { RawBaseline } from "./baseline.js";
 import { type BaselineSide, CASES, type ReadSession } from "./cases.js";
 import { measure, type Stats } from "./measure.js";
-import { createDatabase, serverVersion, startServer } from "./postgres.js";
+import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
 import { type CaseResult, formatJson, formatLegend, formatTable, type RunInfo, ratioOf } from "./report.js";
 import { loadSessionFile, WORKSPACE } from "./workload.js";
 
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
 			iterations,
 			sessionFile: { source: file.source, lines: file.lines, bytes: file.bytes },
 		};
-		const database = await createDatabase(server.url);
+		const database = await createBenchDatabase(server.url);
 		try {
 			const raw = new RawBaseline(database.url);
 			let results: CaseResult[];

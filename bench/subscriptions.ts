@@ -24,7 +24,7 @@ import { silentLogger } from "../src/logger.js";
 import { serve } from "../src/server.js";
 import { openServices } from "../src/services.js";
 import { SSE, type SubscriptionClient, type TransportName, WS } from "../test/events/clients.js";
-import { createDatabase, serverVersion, startServer } from "./postgres.js";
+import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
 
 const progress = (message: string) => process.stderr.write(`bench:live: ${message}\n`);
 
@@ -232,7 +232,7 @@ async function main(): Promise<void> {
 	let version = "unknown";
 	try {
 		version = await serverVersion(server.url);
-		const database = await createDatabase(server.url);
+		const database = await createBenchDatabase(server.url);
 		try {
 			results.push(await run("postgres", { backend: "postgres", url: database.url }));
 		} finally {

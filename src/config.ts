@@ -22,13 +22,18 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
+/** A database URL fit for logs: the password replaced. */
+export function redactUrl(url: string): string {
+	return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+}
+
 export function storeConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
 	const url = env.DATABASE_URL?.trim();
 	if (!url) return { backend: "pglite", dataDir: env.PGLITE_DIR?.trim() || "./.data/pglite" };
 	if (url === "memory:" || url === "memory") return { backend: "memory" };
 	if (/^postgres(ql)?:\/\//.test(url)) return { backend: "postgres", url };
 	throw new ConfigError(
-		`DATABASE_URL must be a postgres:// URL or "memory:" (unset means embedded PGlite in PGLITE_DIR); got ${JSON.stringify(url.replace(/:[^:@/]*@/, ":***@"))}`,
+		`DATABASE_URL must be a postgres:// URL or "memory:" (unset means embedded PGlite in PGLITE_DIR); got ${JSON.stringify(redactUrl(url))}`,
 	);
 }
 
@@ -60,6 +65,6 @@ export function describeStore(config: StoreConfig): string {
 		case "pglite":
 			return `embedded PGlite in ${config.dataDir}`;
 		case "postgres":
-			return `Postgres at ${config.url.replace(/\/\/([^:@/]*)(:[^@/]*)?@/, "//$1:***@")}`;
+			return `Postgres at ${redactUrl(config.url)}`;
 	}
 }

@@ -177,6 +177,16 @@ function insertEntries(ws: string, rows: readonly StoredEntry[]): SQL {
 			as r(session_id text, seq int, id text, parent_id text, type text, ts text, depth int, payload jsonb)`;
 }
 
+/** The session row of a new session; ALREADY_EXISTS when the workspace has that id. */
+async function insertSession(db: Db, record: SessionRecord): Promise<void> {
+	const inserted = await db
+		.insert(schema.sessions)
+		.values(sessionInsert(record))
+		.onConflictDoNothing()
+		.returning({ id: schema.sessions.id });
+	if (inserted.length === 0) throw sessionExists(record.sessionId);
+}
+
 const list = (values: readonly unknown[]) =>
 	sql`(${sql.join(
 		values.map((v) => sql`${v}`),
@@ -266,12 +276,7 @@ export class PgStore implements SessionStore {
 	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
 		const record = newSessionRecord(ws, input, systemClock.now());
 		await this.db.transaction(async (tx) => {
-			const inserted = await tx
-				.insert(schema.sessions)
-				.values(sessionInsert(record))
-				.onConflictDoNothing()
-				.returning({ id: schema.sessions.id });
-			if (inserted.length === 0) throw sessionExists(record.sessionId);
+			await insertSession(tx, record);
 			await this.notifyIn(tx, createdNotice(record));
 		});
 		this.announced(createdNotice(record));
@@ -580,12 +585,7 @@ export class PgStore implements SessionStore {
 		);
 		const record = importedSessionRecord(ws, file);
 		await this.db.transaction(async (tx) => {
-			const inserted = await tx
-				.insert(schema.sessions)
-				.values(sessionInsert(record))
-				.onConflictDoNothing()
-				.returning({ id: schema.sessions.id });
-			if (inserted.length === 0) throw sessionExists(record.sessionId);
+			await insertSession(tx, record);
 			for (let i = 0; i < file.rows.length; i += IMPORT_BATCH) {
 				const batch = file.rows.slice(i, i + IMPORT_BATCH);
 				await tx.execute(insertEntries(ws, batch));
@@ -628,12 +628,7 @@ export class PgStore implements SessionStore {
 			);
 			const plan = planFork(newId, path, labels, systemClock);
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
-			const inserted = await tx
-				.insert(schema.sessions)
-				.values(sessionInsert(record))
-				.onConflictDoNothing()
-				.returning({ id: schema.sessions.id });
-			if (inserted.length === 0) throw sessionExists(newId);
+			await insertSession(tx, record);
 			for (let i = 0; i < plan.rows.length; i += IMPORT_BATCH) {
 				await tx.execute(insertEntries(ws, plan.rows.slice(i, i + IMPORT_BATCH)));
 			}
