@@ -6,10 +6,11 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ExecutionArgs } from "graphql";
+import { type DocumentNode, type ExecutionArgs, GraphQLError } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { type App, createApp } from "./app.js";
+import { isGraphQLError, withRequestErrorCode } from "./graphql/errors.js";
 import type { Logger } from "./logger.js";
 import type { Services } from "./services.js";
 
@@ -53,16 +54,23 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number) {
 					socket: ctx.extra.socket,
 					params,
 				});
+				let document: DocumentNode;
+				try {
+					document = parse(params.query);
+				} catch (error) {
+					// A bad query fails this operation only, not the connection and its other subscriptions.
+					return [withRequestErrorCode(isGraphQLError(error) ? error : new GraphQLError(String(error)))];
+				}
 				const args: ExecutionArgs = {
 					schema,
 					operationName: params.operationName ?? null,
-					document: parse(params.query),
+					document,
 					variableValues: params.variables ?? null,
 					contextValue: await contextFactory(),
 					rootValue: { execute, subscribe } satisfies ExecutorRoot,
 				};
 				const errors = validate(args.schema, args.document);
-				return errors.length > 0 ? errors : args;
+				return errors.length > 0 ? errors.map(withRequestErrorCode) : args;
 			},
 		},
 		wss,

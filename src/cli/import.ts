@@ -10,6 +10,7 @@
  */
 import { stat } from "node:fs/promises";
 import { ConfigError, describeStore, storeConfig } from "../config.js";
+import { NOTIFY_CHANNEL } from "../events/notice.js";
 import { openStore } from "../store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "../store/store.js";
 import { consoleReporter, importSessions } from "./import-sessions.js";
@@ -91,7 +92,11 @@ async function main(argv: readonly string[]): Promise<number> {
 	let store: SessionStore;
 	try {
 		const config = storeConfig();
-		store = await openStore(config);
+		// On Postgres, running servers' subscribers (sessionActivity) hear about the imported sessions.
+		store = await openStore(
+			config,
+			config.backend === "postgres" ? { announce: { kind: "notify", channel: NOTIFY_CHANNEL } } : {},
+		);
 		process.stderr.write(`importing into ${describeStore(config)}\n`);
 	} catch (error) {
 		process.stderr.write(`import: ${error instanceof Error ? error.message : String(error)}\n`);

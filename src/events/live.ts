@@ -92,17 +92,45 @@ class SessionFeed {
 							this.head = row.seq;
 							for (const stream of this.streams) stream.push(row);
 						}
+						this.retryDelay = FEED_RETRY_MIN_MS;
 					} while (rows.length === this.batchSize && this.streams.size > 0);
 				} while (this.again && this.streams.size > 0);
 			} catch (error) {
-				// Streams are not failed for this: they read the gap themselves on the next push or resync.
-				this.logger.warn("session feed read failed", { session: this.sessionId, error: error as Error });
+				// The streams are not failed for this: the feed tries again, and they catch up from its pushes.
+				this.logger.warn("session feed read failed; retrying", {
+					session: this.sessionId,
+					error: error as Error,
+				});
+				this.retry();
 			} finally {
 				this.pulling = undefined;
 			}
 		})();
 	}
+
+	private retryTimer: NodeJS.Timeout | undefined;
+	private retryDelay = FEED_RETRY_MIN_MS;
+
+	private retry(): void {
+		if (this.retryTimer || this.streams.size === 0) return;
+		this.retryTimer = setTimeout(() => {
+			this.retryTimer = undefined;
+			this.pull();
+		}, this.retryDelay);
+		this.retryTimer.unref();
+		this.retryDelay = Math.min(this.retryDelay * 2, FEED_RETRY_MAX_MS);
+	}
+
+	/** The last stream left: no more retries. */
+	stop(): void {
+		clearTimeout(this.retryTimer);
+		this.retryTimer = undefined;
+	}
 }
+
+/** A failed feed read is retried with backoff between these delays. */
+const FEED_RETRY_MIN_MS = 100;
+const FEED_RETRY_MAX_MS = 5_000;
 
 interface ActivitySubscriber {
 	ws: string;
@@ -119,6 +147,8 @@ export class LiveEvents {
 	private readonly feeds = new Map<string, SessionFeed>();
 	private readonly activity = new Set<ActivitySubscriber>();
 	private detach: (() => void) | undefined;
+	/** Set by close(): subscriptions that were still starting end, and no new ones start. */
+	private closed = false;
 	/** Activity notices are turned into events one at a time, in arrival order. */
 	private activityChain: Promise<void> = Promise.resolve();
 
@@ -199,6 +229,16 @@ export class LiveEvents {
 			this.dropFeedIfIdle(key, owner);
 			throw new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
 		}
+		if (afterSeq !== undefined && afterSeq !== null && afterSeq > session.lastSeq) {
+			this.dropFeedIfIdle(key, owner);
+			// A bookmark from the future (another database, a restored backup) would wait for seqs that mean other entries.
+			throw new SessionError(
+				"INVALID_INPUT",
+				`afterSeq: ${afterSeq} is past the end of the session (its last seq is ${session.lastSeq})`,
+				{ field: "afterSeq" },
+			);
+		}
+
 		// Whoever reads the session first starts the feed (the creator's read may have failed).
 		owner.start(session.lastSeq);
 		const stream = new EntryStream(
@@ -214,11 +254,16 @@ export class LiveEvents {
 			},
 		);
 		owner.streams.add(stream);
+		// Shutting down: the subscription completes at once, like the ones open at close(); clients resume elsewhere.
+		if (this.closed) void stream.return();
 		return stream;
 	}
 
 	private dropFeedIfIdle(key: string, feed: SessionFeed): void {
-		if (feed.streams.size === 0 && feed.joining === 0 && this.feeds.get(key) === feed) this.feeds.delete(key);
+		if (feed.streams.size === 0 && feed.joining === 0 && this.feeds.get(key) === feed) {
+			this.feeds.delete(key);
+			feed.stop();
+		}
 		this.maybeDetach();
 	}
 
@@ -258,6 +303,7 @@ export class LiveEvents {
 			},
 		};
 		this.activity.add(subscriber);
+		if (this.closed) close();
 		const iterator: AsyncIterableIterator<ActivityEvent> = {
 			next: () => {
 				if (failure) return Promise.reject(failure);
@@ -283,6 +329,7 @@ export class LiveEvents {
 
 	/** End every open subscription (shutdown): streams finish, listeners detach. */
 	close(): void {
+		this.closed = true;
 		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
 		for (const subscriber of [...this.activity]) subscriber.end();
 	}

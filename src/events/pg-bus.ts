@@ -22,7 +22,11 @@ export class PgListenBus implements EventBus {
 		url: string,
 		private readonly logger: Logger,
 	) {
-		this.sql = postgres(url, { max: 1, onnotice: () => {} });
+		this.sql = postgres(url, {
+			max: 1,
+			onnotice: () => {},
+			connection: { application_name: "session-tree-listen" },
+		});
 	}
 
 	/** Resolves once the first LISTEN is in place: commits after that are seen. */

@@ -9,7 +9,13 @@ import { type Entry, isNode, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
 import { migratedEntryId } from "./ids.js";
 import { leafAfter } from "./tree.js";
-import { normalizeTimestamp, rejectNulCharacters, validateEntry, validateEntryId } from "./validate.js";
+import {
+	isObject,
+	normalizeTimestamp,
+	rejectNulCharacters,
+	validateEntry,
+	validateEntryId,
+} from "./validate.js";
 
 export const CURRENT_VERSION = 3;
 
@@ -36,10 +42,6 @@ const HEADER_FIELDS = new Set(["type", "version", "id", "timestamp", "cwd", "par
 
 function lineError(line: number, problem: string, field?: string): SessionError {
 	return new SessionError("INVALID_INPUT", `line ${line}: ${problem}`, { field: field ?? `line ${line}` });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function parseLine(raw: string, number: number): Record<string, unknown> {
@@ -131,6 +133,7 @@ export function parseSessionFile(text: string, options: { sessionId?: string } =
 	const lines: Record<string, unknown>[] = [];
 	const seen = new Map<string, { line: number; entry: Entry; depth: number }>();
 	const taken = new Set<string>();
+	const unresolved: Array<{ line: number; parentId: string }> = [];
 	const rows: StoredEntry[] = [];
 	let leafId: string | null = null;
 	const physical = text.split("\n");
@@ -168,23 +171,44 @@ export function parseSessionFile(text: string, options: { sessionId?: string } =
 				"id",
 			);
 		}
-		const node = (id: string, field: string) => {
+		/** An earlier node, or undefined for an id the file never defined before this line. */
+		const earlierNode = (id: string, field: string) => {
 			const found = seen.get(id);
-			if (!found)
-				throw lineError(number, `${field} ${JSON.stringify(id)} does not name an earlier entry`, field);
-			if (!isNode(found.entry))
+			if (found && !isNode(found.entry)) {
 				throw lineError(number, `${field} ${JSON.stringify(id)} names a leaf record`, field);
+			}
 			return found;
 		};
-		const parent = entry.parentId === null ? undefined : node(entry.parentId, "parentId");
-		if (entry.type === "label") node(entry.targetId, "targetId");
-		if (entry.type === "leaf" && entry.targetId !== null) node(entry.targetId, "targetId");
+		// pi loads entries whose parent is missing (its own forks drop label entries that were
+		// parents) and treats them as roots; so do we. A parent defined later would make a cycle.
+		const parent = entry.parentId === null ? undefined : earlierNode(entry.parentId, "parentId");
+		if (entry.parentId !== null && !parent) unresolved.push({ line: number, parentId: entry.parentId });
+		// A label may name an entry of another branch that a fork did not copy: it labels nothing here.
+		if (entry.type === "label") earlierNode(entry.targetId, "targetId");
+		// The pointer must name a node of this session.
+		if (entry.type === "leaf" && entry.targetId !== null && !earlierNode(entry.targetId, "targetId")) {
+			throw lineError(
+				number,
+				`targetId ${JSON.stringify(entry.targetId)} does not name an earlier entry`,
+				"targetId",
+			);
+		}
 		const depth = parent ? parent.depth + 1 : 0;
 		seen.set(entry.id, { line: number, entry, depth });
 		rows.push({ sessionId: file.header.id, seq: rows.length + 1, depth, entry });
 		leafId = leafAfter(entry);
 	}
 	if (!file) throw lineError(1, 'the first line must be a session header {"type":"session", …}');
+	for (const { line, parentId } of unresolved) {
+		const later = seen.get(parentId);
+		if (later) {
+			throw lineError(
+				line,
+				`parentId ${JSON.stringify(parentId)} names a later entry (line ${later.line})`,
+				"parentId",
+			);
+		}
+	}
 	return { header: file.header, rows, leafId, sourceVersion: file.version };
 }
 

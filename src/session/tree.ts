@@ -52,9 +52,16 @@ export function boundByCompaction<T extends { entry: Entry }>(fullPath: readonly
 	return [...fullPath];
 }
 
-/** Direct child nodes of `parentId` (null: the roots), in log order. */
-export function childrenOf<T extends { entry: Entry }>(log: readonly T[], parentId: string | null): T[] {
-	return log.filter((e) => isNode(e.entry) && e.entry.parentId === parentId);
+/** Direct child nodes of each given entry, in log order (leaf records are not children). */
+export function childrenOf<T extends { entry: Entry }>(
+	log: readonly T[],
+	parentIds: readonly string[],
+): Map<string, T[]> {
+	const children = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+	for (const e of log) {
+		if (isNode(e.entry) && e.entry.parentId !== null) children.get(e.entry.parentId)?.push(e);
+	}
+	return children;
 }
 
 /** Nodes with no child nodes, in log order: one per branch of the tree. */

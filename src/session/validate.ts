@@ -18,7 +18,7 @@ export const MAX_ID_LENGTH = 256;
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -73,8 +73,9 @@ export function rejectNulCharacters(value: unknown, at: string): void {
 			});
 		} else if (isObject(v)) {
 			for (const [key, item] of Object.entries(v)) {
-				if (key.includes("\u0000"))
-					throw invalidInput(frame.at || "entry", "keys must not contain the character U+0000");
+				if (key.includes("\u0000") || LONE_SURROGATE.test(key)) {
+					throw invalidInput(frame.at || "entry", "keys must be well-formed Unicode without U+0000");
+				}
 				stack.push({ value: item, at: field(frame.at, key) });
 			}
 		}
@@ -179,7 +180,12 @@ export function normalizeTimestamp(value: unknown, at: string): string {
 			"must be an ISO-8601 date-time string with a time zone, e.g. 2026-01-31T12:00:00.000Z",
 		);
 	}
-	return new Date(millis).toISOString();
+	const normalized = new Date(millis).toISOString();
+	// Postgres timestamps have no year 0; years past 9999 do not round-trip through toISOString.
+	if (!/^\d{4}-/.test(normalized) || normalized.startsWith("0000")) {
+		throw invalidInput(at, "must be a date-time between the years 0001 and 9999");
+	}
+	return normalized;
 }
 
 /** A complete entry read from a file: placement fields plus own fields. */

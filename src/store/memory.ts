@@ -10,7 +10,7 @@ import { projectContext } from "../session/context.js";
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import { planFork } from "../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../session/jsonl.js";
-import { boundByCompaction, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
+import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {
@@ -23,14 +23,11 @@ import {
 } from "./records.js";
 import {
 	type AppendOptions,
-	type AppendResult,
 	type CreateSessionInput,
 	type EntryLogQuery,
 	type ForkInput,
 	headerOf,
 	type ImportOptions,
-	type MoveLeafInput,
-	type MoveLeafResult,
 	type Page,
 	type PathQuery,
 	type SessionPageArgs,
@@ -38,15 +35,10 @@ import {
 	type SessionStore,
 } from "./store.js";
 import {
-	appendDraft,
-	appendResult,
 	createdNotice,
-	labelDraft,
-	moveDrafts,
-	moveResult,
 	notFoundSession,
-	renameDraft,
 	systemClock,
+	TreeWrites,
 	type WriteOutcome,
 	writeDrafts,
 	writeNotice,
@@ -68,7 +60,7 @@ const key = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-export class MemoryStore implements SessionStore {
+export class MemoryStore extends TreeWrites implements SessionStore {
 	readonly backend = "memory" as const;
 	private readonly db: MemoryDatabase;
 
@@ -78,6 +70,7 @@ export class MemoryStore implements SessionStore {
 		db: MemoryDatabase = new MemoryDatabase(),
 		options: { onCommit?: (notice: CommitNotice) => void } = {},
 	) {
+		super();
 		this.db = db;
 		this.onCommit = options.onCommit;
 	}
@@ -134,7 +127,7 @@ export class MemoryStore implements SessionStore {
 		return toPage(copy(sorted.slice(0, window.limit + 1)), window, all.length);
 	}
 
-	private async write(
+	protected async write(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],
@@ -183,32 +176,6 @@ export class MemoryStore implements SessionStore {
 		);
 	}
 
-	async appendEntry(
-		ws: string,
-		sessionId: string,
-		draft: DraftEntry,
-		options: AppendOptions = {},
-	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [appendDraft(draft)], options));
-	}
-
-	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
-		return moveResult(await this.write(ws, sessionId, moveDrafts(input), input));
-	}
-
-	async setLabel(
-		ws: string,
-		sessionId: string,
-		targetId: string,
-		label?: string | null,
-	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [labelDraft(targetId, label)], {}));
-	}
-
-	async renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [renameDraft(name)], {}));
-	}
-
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
 		const entry = this.require(ws, sessionId).byId.get(entryId);
 		return entry ? copy(entry) : null;
@@ -252,15 +219,7 @@ export class MemoryStore implements SessionStore {
 		sessionId: string,
 		entryIds: readonly string[],
 	): Promise<Map<string, StoredEntry[]>> {
-		const { log } = this.require(ws, sessionId);
-		const wanted = new Set(entryIds);
-		const result = new Map<string, StoredEntry[]>(entryIds.map((id) => [id, []]));
-		for (const e of log) {
-			if (e.entry.type !== "leaf" && e.entry.parentId !== null && wanted.has(e.entry.parentId)) {
-				result.get(e.entry.parentId)?.push(copy(e));
-			}
-		}
-		return result;
+		return copy(childrenOf(this.require(ws, sessionId).log, entryIds));
 	}
 
 	async labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>> {

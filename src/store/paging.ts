@@ -4,6 +4,7 @@
  * sessions are written.
  */
 import { invalidInput, SessionError } from "../session/errors.js";
+import { normalizeTimestamp } from "../session/validate.js";
 import type { Page, SessionPageArgs, SessionRecord } from "./store.js";
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -22,7 +23,7 @@ export function decodeSessionCursor(cursor: string, field: string): SessionKey {
 	try {
 		const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
 		if (Array.isArray(value) && typeof value[0] === "string" && typeof value[1] === "string") {
-			return { updatedAt: value[0], sessionId: value[1] };
+			return { updatedAt: normalizeTimestamp(value[0], field), sessionId: value[1] };
 		}
 	} catch {}
 	throw invalidInput(field, "is not a session cursor from this API");

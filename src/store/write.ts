@@ -171,3 +171,42 @@ export function createdNotice(session: SessionRecord): CommitNotice {
 		created: true,
 	};
 }
+
+/**
+ * The tree writes of the SessionStore interface, each a list of drafts run by
+ * the backend's one transactional primitive, `write`.
+ */
+export abstract class TreeWrites {
+	protected abstract write(
+		ws: string,
+		sessionId: string,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome>;
+
+	async appendEntry(
+		ws: string,
+		sessionId: string,
+		draft: DraftEntry,
+		options: AppendOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [appendDraft(draft)], options));
+	}
+
+	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
+		return moveResult(await this.write(ws, sessionId, moveDrafts(input), input));
+	}
+
+	async setLabel(
+		ws: string,
+		sessionId: string,
+		targetId: string,
+		label?: string | null,
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [labelDraft(targetId, label)], {}));
+	}
+
+	async renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult> {
+		return appendResult(await this.write(ws, sessionId, [renameDraft(name)], {}));
+	}
+}

@@ -937,6 +937,19 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 			return sessionId;
 		}
 
+		it("INVALID_INPUT: moveLeaf without a target (null must be said), and entries with both first and last", async () => {
+			const { sessionId } = await seed();
+			const watch = sessionId;
+			await rejected(MOVE, { input: { sessionId } }, "INVALID_INPUT", { field: "targetId", watch });
+			const both = await request(
+				`query($id: String!) { session(sessionId: $id) { entries(first: 1, last: 1) { totalCount } } }`,
+				{
+					id: sessionId,
+				},
+			);
+			expectError(both, "INVALID_INPUT", { field: "last" });
+		});
+
 		it("INVALID_INPUT: a @oneOf entry with two kinds or none, written as a literal", async () => {
 			const sessionId = await oneEntry("oneof-literal");
 			const literal = (entry: string) =>

@@ -4,8 +4,10 @@
  * a workspace of its own, so cases never see each other's data.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { buildSessionContext } from "@mariozechner/pi-coding-agent";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js";
 import { replayLeaf } from "../../src/session/tree.js";
@@ -786,7 +788,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				[[...good.slice(0, 3), "{not json", ...good.slice(3)].join("\n"), /^line 4: not valid JSON/],
 				[good.slice(1).join("\n"), /^line 1: the first line must be a session header/],
 				[[good[0], good[1], good[1]].join("\n"), /^line 3: id "m1" is used twice \(first on line 2\)/],
-				[[good[0], good[2]].join("\n"), /^line 2: parentId "m1" does not name an earlier entry/],
+				[[good[0], good[2], good[1]].join("\n"), /^line 2: parentId "m1" names a later entry \(line 3\)/],
 				[
 					[
 						good[0],
@@ -798,9 +800,19 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				[
 					[
 						good[0],
-						'{"type":"label","id":"l","parentId":null,"timestamp":"2025-01-01T00:00:00Z","targetId":"zz","label":"a"}',
+						good[1],
+						'{"type":"leaf","id":"n","parentId":"m1","timestamp":"2025-01-01T00:00:00Z","targetId":"zz"}',
 					].join("\n"),
-					/^line 2: targetId "zz"/,
+					/^line 3: targetId "zz" does not name an earlier entry/,
+				],
+				[
+					[
+						good[0],
+						good[1],
+						'{"type":"leaf","id":"n","parentId":"m1","timestamp":"2025-01-01T00:00:00Z","targetId":"m1"}',
+						'{"type":"label","id":"l","parentId":"m1","timestamp":"2025-01-01T00:00:00Z","targetId":"n","label":"a"}',
+					].join("\n"),
+					/^line 4: targetId "n" names a leaf record/,
 				],
 				[
 					[(good[0] as string).replace('"version":2', '"version":9')].join("\n"),
@@ -836,6 +848,62 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 	});
 
 	describe("fork", () => {
+		it("imports a fork written by pi itself: parents it dropped become roots, as pi reads them", async () => {
+			const ws = workspace();
+			const dir = mkdtempSync(join(tmpdir(), "pi-fork-"));
+			try {
+				// pi's createBranchedSession drops label entries from the path, so the
+				// entry after a label keeps a parent id that is no longer in the file.
+				const pi = SessionManager.create("/work/pi", dir);
+				const u1 = pi.appendMessage({ role: "user", content: "u1", timestamp: 1 } as never);
+				pi.appendMessage({
+					role: "assistant",
+					content: [],
+					provider: "p",
+					model: "m",
+					timestamp: 2,
+				} as never);
+				pi.appendLabelChange(u1, "start");
+				const a2 = pi.appendMessage({
+					role: "assistant",
+					content: [],
+					provider: "p",
+					model: "m2",
+					timestamp: 3,
+				} as never);
+				const file = pi.createBranchedSession(a2) as string;
+				const text = readFileSync(file, "utf8");
+				const imported = await store().importSession(ws, text);
+				const expected = SessionManager.open(file).buildSessionContext();
+				const { activeToolNames: _, ...ours } = await store().context(ws, imported.sessionId);
+				expect(asJson(ours)).toEqual(asJson(expected));
+				const orphan = (await store().listEntries(ws, imported.sessionId)).find((e) => e.entry.id === a2);
+				expect(orphan?.depth).toBe(0);
+				expect(await store().labels(ws, imported.sessionId, [u1])).toEqual(new Map([[u1, "start"]]));
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		});
+
+		it("a fork's export re-imports, labels of entries on other branches included", async () => {
+			const ws = workspace();
+			const s = store();
+			await s.createSession(ws, { sessionId: "src" });
+			await s.appendEntry(ws, "src", withId("u1", user("u1")));
+			await s.appendEntry(ws, "src", withId("a1", assistant("a1")));
+			await s.moveLeaf(ws, "src", { targetId: "u1" });
+			// The label entry lands on the new branch but names a1, which the fork does not copy.
+			await s.setLabel(ws, "src", "a1", "elsewhere");
+			await s.appendEntry(ws, "src", withId("u2", user("u2")));
+			const fork = await s.forkSession(ws, "src", { newSessionId: "fork" });
+			const again = await s.importSession(ws, await s.exportSession(ws, "fork"), { sessionId: "fork-again" });
+			expect(again.leafId).toBe(fork.leafId);
+			expect(await s.context(ws, "fork-again")).toEqual(await s.context(ws, "fork"));
+			expect((await s.activePath(ws, "fork-again")).map((e) => e.entry.id)).toEqual(
+				(await s.activePath(ws, "fork")).map((e) => e.entry.id),
+			);
+		});
+
 		it("copies the path root → entry into a new session naming its parent, with its labels", async () => {
 			const ws = workspace();
 			const { sessionId } = await seed(ws);

@@ -207,9 +207,11 @@ export function seqCursor(seq: number): string {
 }
 
 export function decodeSeqCursor(cursor: string, field: string): number {
-	const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, "base64").toString("utf8"));
-	if (!match) throw invalidInput(field, "is not an entry cursor from this API");
-	return Number(match[1]);
+	const match = /^seq:(\d{1,10})$/.exec(Buffer.from(cursor, "base64").toString("utf8"));
+	const seq = match ? Number(match[1]) : Number.NaN;
+	// seq is a Postgres integer; anything else did not come from this API.
+	if (!(seq <= 2_147_483_647)) throw invalidInput(field, "is not an entry cursor from this API");
+	return seq;
 }
 
 // ---- Writes ---------------------------------------------------------------
@@ -338,7 +340,10 @@ const BranchSummaryInput = builder.inputType("BranchSummaryInput", {
 const MoveLeafInput = builder.inputType("MoveLeafInput", {
 	fields: (t) => ({
 		sessionId: t.string({ required: true }),
-		targetId: t.string({ description: "Target entry; null moves before the first entry." }),
+		targetId: t.string({
+			description:
+				"Target entry; null moves before the first entry. Must be given (as null for the root): an omitted target is INVALID_INPUT, not a silent move to the root.",
+		}),
 		summary: t.field({ type: BranchSummaryInput }),
 		expectedLeafId: t.string(),
 	}),
@@ -358,14 +363,18 @@ builder.mutationField("moveLeaf", (t) =>
 		description:
 			"Move the leaf pointer by appending a leaf record; with a summary, also append a branch_summary under the target, which becomes the leaf.",
 		args: { input: t.arg({ type: MoveLeafInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) =>
-			store.moveLeaf(workspaceId, input.sessionId, {
-				targetId: input.targetId ?? null,
+		resolve: (_, { input }, { store, workspaceId }) => {
+			if (input.targetId === undefined) {
+				throw invalidInput("targetId", "is required: an entry id, or null to move before the first entry");
+			}
+			return store.moveLeaf(workspaceId, input.sessionId, {
+				targetId: input.targetId,
 				...(present(input.summary)
 					? { summary: { summary: input.summary.summary, ...withOptional("details", input.summary.details) } }
 					: {}),
 				...expectation(input.expectedLeafId),
-			}),
+			});
+		},
 	}),
 );
 

@@ -14,10 +14,16 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import type { CommitAnnouncer } from "../../events/notice.js";
+import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
+
+const STATEMENT_TIMEOUT_MS = 60_000;
+const ANALYZE = "analyze sessions, entries";
+const COUNTED_ROWS =
+	"select greatest(reltuples, 0)::bigint as n from pg_class where oid = 'entries'::regclass";
 
 /** Any key unique to this application; held only while migrating. */
 const MIGRATION_LOCK = 7_405_319_221;
@@ -37,24 +43,55 @@ function logger(options: OpenOptions): Logger | false {
 /** Embedded Postgres: in memory when `dataDir` is undefined, else persisted in that directory. */
 export async function openPglite(dataDir: string | undefined, options: OpenOptions = {}): Promise<PgStore> {
 	if (dataDir) mkdirSync(dataDir, { recursive: true });
-	const client = dataDir ? new PGlite(dataDir) : new PGlite();
-	await client.waitReady;
-	const db = drizzlePglite(client, { schema, logger: logger(options) });
-	await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
-	const store = new PgStore(db as unknown as Db, {
-		backend: "pglite",
-		close: () => client.close(),
-		...(options.announce ? { announce: options.announce } : {}),
-	});
-	await store.analyze();
-	return store;
+	const unlock = dataDir ? lockDirectory(dataDir) : () => {};
+	let client: PGlite;
+	try {
+		client = dataDir ? new PGlite(dataDir) : new PGlite();
+		await client.waitReady;
+	} catch (error) {
+		unlock();
+		throw error;
+	}
+	const close = async () => {
+		try {
+			await client.close();
+		} finally {
+			unlock();
+		}
+	};
+	try {
+		const db = drizzlePglite(client, { schema, logger: logger(options) });
+		await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+		const store = new PgStore(db as unknown as Db, {
+			backend: "pglite",
+			close,
+			upkeep: {
+				analyze: async () => {
+					await client.exec(ANALYZE);
+					const { rows } = await client.query<{ n: number }>(COUNTED_ROWS);
+					return Number(rows[0]?.n ?? 0);
+				},
+			},
+			...(options.announce ? { announce: options.announce } : {}),
+		});
+		await store.analyze();
+		return store;
+	} catch (error) {
+		await close();
+		throw error;
+	}
 }
 
 export async function openPostgres(
 	url: string,
 	options: OpenOptions & { max?: number } = {},
 ): Promise<PgStore> {
-	const client = postgres(url, { max: options.max ?? 10, onnotice: () => {} });
+	const client = postgres(url, {
+		max: options.max ?? 10,
+		onnotice: () => {},
+		// A runaway statement is cancelled instead of holding a connection and a CPU forever.
+		connection: { application_name: "session-tree", statement_timeout: STATEMENT_TIMEOUT_MS },
+	});
 	try {
 		const lock = await client.reserve();
 		try {
@@ -71,6 +108,13 @@ export async function openPostgres(
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
 	return new PgStore(db as unknown as Db, {
 		backend: "postgres",
+		upkeep: {
+			analyze: async () => {
+				await client.unsafe(ANALYZE);
+				const [row] = await client.unsafe<{ n: number }[]>(COUNTED_ROWS);
+				return Number(row?.n ?? 0);
+			},
+		},
 		close: () => client.end({ timeout: 5 }),
 		...(options.announce ? { announce: options.announce } : {}),
 	});

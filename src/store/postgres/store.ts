@@ -30,14 +30,11 @@ import {
 } from "../records.js";
 import {
 	type AppendOptions,
-	type AppendResult,
 	type CreateSessionInput,
 	type EntryLogQuery,
 	type ForkInput,
 	headerOf,
 	type ImportOptions,
-	type MoveLeafInput,
-	type MoveLeafResult,
 	type Page,
 	type PathQuery,
 	type SessionPageArgs,
@@ -45,15 +42,10 @@ import {
 	type SessionStore,
 } from "../store.js";
 import {
-	appendDraft,
-	appendResult,
 	createdNotice,
-	labelDraft,
-	moveDrafts,
-	moveResult,
 	notFoundSession,
-	renameDraft,
 	systemClock,
+	TreeWrites,
 	type WriteOutcome,
 	writeDrafts,
 	writeNotice,
@@ -62,8 +54,9 @@ import * as schema from "./schema.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
-/** PGlite gets fresh planner statistics after this many new rows. */
-const ANALYZE_EVERY_ROWS = 500;
+/** Fresh planner statistics after this many new rows, or this share of the table if more. */
+const ANALYZE_MIN_ROWS = 500;
+const ANALYZE_SHARE = 0.1;
 
 /** Rows inserted per statement on import and fork (progress is reported per batch). */
 const IMPORT_BATCH = 1000;
@@ -71,17 +64,16 @@ const IMPORT_BATCH = 1000;
 /** Settings entries: read from the whole path even past the compaction bound. */
 const SETTINGS_TYPES = sql.raw(`('thinking_level_change', 'model_change', 'active_tools_change')`);
 
-const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamp column as `toISOString()` text, the form pi writes (both drivers, no Date parsing). */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const ENTRY_COLUMNS = sql.raw(
-	`e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, e.payload,
-	 to_char(e.timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ts`,
+	`e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, e.payload, ${iso("e.timestamp")} as ts`,
 );
 
 const SESSION_COLUMNS = sql.raw(
 	`s.id, s.workspace_id, s.cwd, s.parent_session_id, s.name, s.leaf_id, s.leaf_depth, s.last_seq, s.entry_count, s.header,
-	 to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created,
-	 to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated`,
+	 ${iso("s.created_at")} as created, ${iso("s.updated_at")} as updated`,
 );
 
 interface EntryRow {
@@ -187,34 +179,46 @@ async function insertSession(db: Db, record: SessionRecord): Promise<void> {
 	if (inserted.length === 0) throw sessionExists(record.sessionId);
 }
 
-const list = (values: readonly unknown[]) =>
-	sql`(${sql.join(
-		values.map((v) => sql`${v}`),
-		sql`, `,
-	)})`;
+/**
+ * `x in ${list(values)}`: the values as one JSON parameter, so a list has no
+ * size limit (one parameter per value stops at 65,535) and one statement text.
+ */
+const list = (values: readonly string[]) =>
+	sql`(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
 async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
 	const result = (await db.execute(query)) as unknown;
 	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
+/** Maintenance the store runs on the raw driver, outside the statement log. */
+export interface Upkeep {
+	/** ANALYZE the tables; resolves with the number of entry rows the statistics now count. */
+	analyze(): Promise<number>;
+}
+
 export interface PgStoreOptions {
 	backend: "pglite" | "postgres";
+	upkeep: Upkeep;
 	/** How commits are announced to live subscribers; none when absent. */
 	announce?: CommitAnnouncer;
 	/** Closes the underlying client. */
 	close: () => Promise<void>;
 }
 
-export class PgStore implements SessionStore {
+export class PgStore extends TreeWrites implements SessionStore {
 	readonly backend: "pglite" | "postgres";
 	readonly db: Db;
 	private readonly closeClient: () => Promise<void>;
 
 	private readonly announcer: CommitAnnouncer | undefined;
 
+	private readonly upkeep: Upkeep;
+
 	constructor(db: Db, options: PgStoreOptions) {
+		super();
 		this.db = db;
+		this.upkeep = options.upkeep;
 		this.backend = options.backend;
 		this.closeClient = options.close;
 		this.announcer = options.announce;
@@ -234,24 +238,31 @@ export class PgStore implements SessionStore {
 	}
 
 	private rowsSinceAnalyze = 0;
+	private rowsAtAnalyze = 0;
 	private analyzing: Promise<void> | undefined;
 
 	/**
-	 * PGlite has no autovacuum, so without statistics its planner walks an
-	 * index of the whole session for a one-row lookup and an append gets
-	 * slower as the session grows. Postgres analyzes by itself.
+	 * Fresh planner statistics after many new rows. Without them the planner
+	 * walks a path by scanning the session's entries at every step (quadratic)
+	 * and an append looks its leaf up through the wrong index. PGlite has no
+	 * autovacuum at all, and Postgres' autovacuum may be off or lag a bulk
+	 * import; the threshold follows autovacuum's (a share of the table).
 	 */
 	private countWrites(rows: number): void {
-		if (this.backend !== "pglite") return;
 		this.rowsSinceAnalyze += rows;
-		if (this.rowsSinceAnalyze >= ANALYZE_EVERY_ROWS) void this.analyze();
+		if (this.rowsSinceAnalyze >= Math.max(ANALYZE_MIN_ROWS, this.rowsAtAnalyze * ANALYZE_SHARE))
+			void this.analyze();
 	}
 
+	/** Runs on the raw client, outside the statement log (it is upkeep, not a query of a request). */
 	analyze(): Promise<void> {
 		this.rowsSinceAnalyze = 0;
-		this.analyzing ??= this.db
-			.execute(sql`analyze sessions, entries`)
-			.then(() => undefined)
+		this.analyzing ??= this.upkeep
+			.analyze()
+			.then((rows) => {
+				this.rowsAtAnalyze = rows;
+			})
+			.catch(() => {})
 			.finally(() => {
 				this.analyzing = undefined;
 			});
@@ -318,7 +329,7 @@ export class PgStore implements SessionStore {
 		return toPage(rows.map(toRecord), window, Number(count?.n ?? 0));
 	}
 
-	private async write(
+	protected async write(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],
@@ -358,32 +369,6 @@ export class PgStore implements SessionStore {
 		);
 		this.announced(writeNotice(outcome));
 		return outcome;
-	}
-
-	async appendEntry(
-		ws: string,
-		sessionId: string,
-		draft: DraftEntry,
-		options: AppendOptions = {},
-	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [appendDraft(draft)], options));
-	}
-
-	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
-		return moveResult(await this.write(ws, sessionId, moveDrafts(input), input));
-	}
-
-	async setLabel(
-		ws: string,
-		sessionId: string,
-		targetId: string,
-		label?: string | null,
-	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [labelDraft(targetId, label)], {}));
-	}
-
-	async renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [renameDraft(name)], {}));
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
@@ -530,7 +515,7 @@ export class PgStore implements SessionStore {
 				${mode === "bounded" ? sql`where not w.done` : sql``}
 			)
 			select e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, walk.beyond,
-				${iso(sql`e.timestamp`)} as ts,
+				${sql.raw(iso("e.timestamp"))} as ts,
 				${
 					mode === "context"
 						? sql`case when not walk.beyond or e.type in ${SETTINGS_TYPES} then e.payload
