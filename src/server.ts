@@ -58,8 +58,16 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number) {
 				try {
 					document = parse(params.query);
 				} catch (error) {
-					// A bad query fails this operation only, not the connection and its other subscriptions.
-					return [withRequestErrorCode(isGraphQLError(error) ? error : new GraphQLError(String(error)))];
+					// A bad query fails this operation only, not the connection and its other subscriptions;
+					// with the code Yoga gives it over HTTP.
+					const syntax = isGraphQLError(error) ? error : new GraphQLError(String(error));
+					return [
+						new GraphQLError(syntax.message, {
+							...(syntax.source ? { source: syntax.source } : {}),
+							...(syntax.positions ? { positions: syntax.positions } : {}),
+							extensions: { code: "GRAPHQL_PARSE_FAILED" },
+						}),
+					];
 				}
 				const args: ExecutionArgs = {
 					schema,

@@ -209,6 +209,43 @@ export function describeSubscriptions(backend: Exclude<BackendName, "memory">): 
 					});
 				});
 
+				it("an afterSeq past the session's end fails with INVALID_INPUT instead of waiting for other entries", async () => {
+					const id = sid("future");
+					await createSession(server, id);
+					await append(server, id, undefined, "only");
+					const results = await within(
+						WAIT,
+						"the INVALID_INPUT result",
+						collect(open(SESSION_EVENTS, { sessionId: id, afterSeq: 10 }), () => false),
+					);
+					expect(results).toHaveLength(1);
+					expect(results[0]?.errors?.[0]?.extensions).toMatchObject({
+						code: "INVALID_INPUT",
+						field: "afterSeq",
+					});
+					expect(results[0]?.errors?.[0]?.message).toMatch(/last seq is 1/);
+				});
+
+				it("a malformed operation fails alone: other subscriptions on the connection keep going", async () => {
+					const id = sid("malformed");
+					await createSession(server, id);
+					const healthy = open(SESSION_EVENTS, { sessionId: id, afterSeq: 0 });
+					const broken = await within(
+						WAIT,
+						"the syntax error",
+						collect(open("subscription {"), () => false),
+					);
+					// Yoga's code for a query that does not parse, the same over both transports.
+					expect(broken[0]?.errors?.[0]?.extensions?.code).toBe("GRAPHQL_PARSE_FAILED");
+					await append(server, id, undefined, "still here");
+					const results = await within(
+						WAIT,
+						"the entry after the malformed operation",
+						collect(healthy, (_, all) => all.length >= 1),
+					);
+					expect(seqsOf(results)).toEqual([1]);
+				});
+
 				it("entryAppended skips leaf records and leafMoved gets only leaf records (replayed and live)", async () => {
 					const id = sid("filters");
 					await createSession(server, id);

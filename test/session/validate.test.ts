@@ -211,7 +211,14 @@ describe("validateEntry (an entry read from a file)", () => {
 		}
 	});
 
-	it.each(["1", "12", "March 7", "2026-02-30T00:00:00Z"])("rejects timestamp %j", (timestamp) => {
+	it.each([
+		"1",
+		"12",
+		"March 7",
+		"2026-02-30T00:00:00Z",
+		"0000-06-01T00:00:00Z",
+		"0001-01-01T00:30:00+01:00",
+	])("rejects timestamp %j", (timestamp) => {
 		rejects(() => validateEntry({ ...GOOD.message, ...placement, timestamp }), "timestamp");
 	});
 

@@ -177,6 +177,8 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		it("rejects bad page arguments with coded errors", async () => {
 			const ws = workspace();
 			await rejectsWithCode(store().listSessions(ws, { after: "not-a-cursor" }), "INVALID_INPUT", "after");
+			const forged = Buffer.from(JSON.stringify(["yesterday", "s1"])).toString("base64url");
+			await rejectsWithCode(store().listSessions(ws, { after: forged }), "INVALID_INPUT", "after");
 			await rejectsWithCode(store().listSessions(ws, { first: -1 }), "INVALID_INPUT", "first");
 			await rejectsWithCode(store().listSessions(ws, { first: 10_000 }), "LIMIT_EXCEEDED", "first");
 			await rejectsWithCode(store().listSessions(ws, { first: 1, last: 1 }), "INVALID_INPUT", "last");
@@ -448,6 +450,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				[{ ...user("x"), parentId: null }, "entry.parentId"],
 				[{ ...user("x"), timestamp: "2020-01-01T00:00:00Z" }, "entry.timestamp"],
 				[{ ...user("x"), id: "" }, "entry.id"],
+				[{ type: "custom", customType: "c", data: { "half \ud800 key": 1 } }, "entry.data"],
 				[{ type: "custom", customType: "c", data: { text: "nul \u0000 byte" } }, "entry.data.text"],
 				[{ type: "custom", customType: "c", data: { text: "half \ud800 pair" } }, "entry.data.text"],
 			];
@@ -634,6 +637,10 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect(await store().countEntries(ws, sessionId, ["message"])).toBe(5);
 			const many = await store().getEntries(ws, sessionId, ["u1", "a3", "ghost"]);
 			expect([...many.keys()].sort()).toEqual(["a3", "u1"]);
+			// Lists have no size limit (Postgres takes at most 65,535 parameters a statement).
+			const huge = Array.from({ length: 70_000 }, (_, i) => `missing-${i}`).concat(["a1"]);
+			expect([...(await store().getEntries(ws, sessionId, huge)).keys()]).toEqual(["a1"]);
+			expect((await store().labels(ws, sessionId, huge)).size).toBe(0);
 		});
 	});
 
