@@ -99,7 +99,7 @@ export async function writeDrafts(
 }
 
 /** An entry given to appendEntry; leaf records are only written by moveLeaf. */
-export function appendDraft(value: unknown): DraftEntry {
+function appendDraft(value: unknown): DraftEntry {
 	const draft = validateDraft(value, "entry");
 	if (draft.type === "leaf")
 		throw invalidInput("entry.type", "leaf records are written by moveLeaf, not appended");
@@ -107,7 +107,7 @@ export function appendDraft(value: unknown): DraftEntry {
 }
 
 /** A move is a leaf record, then optionally the abandoned branch's summary under the target. */
-export function moveDrafts(input: MoveLeafInput): DraftEntry[] {
+function moveDrafts(input: MoveLeafInput): DraftEntry[] {
 	const { targetId, summary } = input;
 	if (targetId !== null && (typeof targetId !== "string" || targetId.length === 0)) {
 		throw invalidInput("targetId", "must be a non-empty string or null");
@@ -125,23 +125,23 @@ export function moveDrafts(input: MoveLeafInput): DraftEntry[] {
 	return drafts;
 }
 
-export function labelDraft(targetId: string, label: string | null | undefined): DraftEntry {
+function labelDraft(targetId: string, label: string | null | undefined): DraftEntry {
 	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "");
 }
 
 /** pi stores the trimmed name; an empty name clears it. */
-export function renameDraft(name: string): DraftEntry {
+function renameDraft(name: string): DraftEntry {
 	if (typeof name !== "string") throw invalidInput("name", "must be a string");
 	return validateDraft({ type: "session_info", name: name.trim() }, "");
 }
 
-export function appendResult(outcome: WriteOutcome): AppendResult {
+function appendResult(outcome: WriteOutcome): AppendResult {
 	const entry = outcome.replayed ?? outcome.rows[0];
 	if (!entry) throw new Error("a write produced no entry");
 	return { entry, session: outcome.session, created: outcome.replayed === undefined };
 }
 
-export function moveResult(outcome: WriteOutcome): MoveLeafResult {
+function moveResult(outcome: WriteOutcome): MoveLeafResult {
 	const [leafEntry, summaryEntry] = outcome.rows;
 	if (!leafEntry) throw new Error("a move produced no leaf record");
 	return { leafEntry, summaryEntry: summaryEntry ?? null, session: outcome.session };
