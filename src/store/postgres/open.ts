@@ -43,7 +43,7 @@ function logger(options: OpenOptions): Logger | false {
 /** Embedded Postgres: in memory when `dataDir` is undefined, else persisted in that directory. */
 export async function openPglite(dataDir: string | undefined, options: OpenOptions = {}): Promise<PgStore> {
 	if (dataDir) mkdirSync(dataDir, { recursive: true });
-	const unlock = dataDir ? lockDirectory(dataDir) : () => {};
+	const unlock = dataDir ? await lockDirectory(dataDir) : () => {};
 	let client: PGlite;
 	try {
 		client = dataDir ? new PGlite(dataDir) : new PGlite();
