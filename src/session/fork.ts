@@ -6,6 +6,8 @@
  */
 import { type KnownEntry, type PlanClock, planAppend } from "./append.js";
 import { type DraftEntry, isNode, type StoredEntry } from "./entry.js";
+import { SessionError } from "./errors.js";
+import { inputLimits } from "./limits.js";
 import { labelsOf, replayLeaf } from "./tree.js";
 
 export interface ForkPlan {
@@ -20,6 +22,14 @@ export function planFork(
 	sourceLabels: ReadonlyMap<string, { label?: string }>,
 	clock: PlanClock,
 ): ForkPlan {
+	// One small request must not copy an unbounded number of rows in one transaction.
+	if (fullPath.length > inputLimits.forkEntries) {
+		throw new SessionError(
+			"LIMIT_EXCEEDED",
+			`entryId: the path to fork has ${fullPath.length} entries; a fork copies at most ${inputLimits.forkEntries} (fork limit)`,
+			{ field: "entryId" },
+		);
+	}
 	const copied: StoredEntry[] = fullPath.map((e, i) => ({
 		sessionId: newSessionId,
 		seq: i + 1,

@@ -8,11 +8,13 @@
 import { type Entry, isNode, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
 import { migratedEntryId } from "./ids.js";
+import { inputLimits } from "./limits.js";
 import { leafAfter } from "./tree.js";
 import {
+	checkJsonValue,
+	checkText,
 	isObject,
 	normalizeTimestamp,
-	rejectNulCharacters,
 	validateEntry,
 	validateEntryId,
 } from "./validate.js";
@@ -78,8 +80,10 @@ function readHeader(
 		if (h.parentSession !== undefined && h.parentSession !== null && typeof h.parentSession !== "string") {
 			throw invalidInput("parentSession", "must be a string");
 		}
+		if (typeof h.cwd === "string") checkText(h.cwd, "cwd");
+		if (typeof h.parentSession === "string") checkText(h.parentSession, "parentSession");
 		// Header strings land in text and jsonb columns, which cannot hold U+0000 either.
-		rejectNulCharacters(h, "");
+		checkJsonValue(h, "header", inputLimits.headerBytes);
 		const extra: Record<string, unknown> = {};
 		for (const [key, value] of Object.entries(h)) if (!HEADER_FIELDS.has(key)) extra[key] = value;
 		return {
@@ -149,6 +153,13 @@ export function parseSessionFile(text: string, options: { sessionId?: string } =
 			continue;
 		}
 		if (value.type === "session") throw lineError(number, "a second session header");
+		if (rows.length >= inputLimits.importEntries) {
+			throw new SessionError(
+				"LIMIT_EXCEEDED",
+				`line ${number}: a session file may hold at most ${inputLimits.importEntries} entries (import limit)`,
+				{ field: "jsonl" },
+			);
+		}
 		if (file.version < 2) {
 			const id = migratedEntryId(file.header.id, lines.length - 1, taken);
 			taken.add(id);

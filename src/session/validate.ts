@@ -13,6 +13,7 @@ import {
 	PLACEMENT_FIELDS,
 } from "./entry.js";
 import { invalidInput } from "./errors.js";
+import { inputLimits } from "./limits.js";
 
 export const MAX_ID_LENGTH = 256;
 
@@ -52,34 +53,69 @@ export function validateEntryId(value: unknown, at: string): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** UTF-8 bytes of a JSON scalar as it is written (close enough for a limit: quotes and escapes aside). */
+function scalarBytes(value: unknown): number {
+	return typeof value === "string" ? Buffer.byteLength(value) + 2 : String(value).length;
+}
+
 /**
- * Postgres `jsonb` and `text` cannot hold U+0000 or a lone UTF-16 surrogate, so no backend accepts it:
- * the memory backend must reject exactly what Postgres rejects.
+ * Every value a backend stores as JSON or text passes here, walked without
+ * recursion so that no input can overflow the stack:
+ * - Postgres `jsonb` and `text` cannot hold U+0000 or a lone UTF-16
+ *   surrogate, so no backend accepts them (the memory backend must reject
+ *   exactly what Postgres rejects);
+ * - nesting deeper than `inputLimits.jsonDepth` and a size over `maxBytes`
+ *   are refused, so that a stored value can always be encoded again.
  */
-export function rejectNulCharacters(value: unknown, at: string): void {
-	const stack: Array<{ value: unknown; at: string }> = [{ value, at }];
+export function checkJsonValue(value: unknown, at: string, maxBytes = inputLimits.entryBytes): void {
+	const name = at || "entry";
+	const stack: Array<{ value: unknown; at: string; depth: number }> = [{ value, at, depth: 0 }];
+	let bytes = 0;
 	while (stack.length > 0) {
-		const frame = stack.pop() as { value: unknown; at: string };
+		const frame = stack.pop() as { value: unknown; at: string; depth: number };
 		const v = frame.value;
 		if (typeof v === "string") {
 			if (v.includes("\u0000")) throw invalidInput(frame.at, "must not contain the character U+0000");
 			if (LONE_SURROGATE.test(v))
 				throw invalidInput(frame.at, "must be well-formed Unicode (it has a lone surrogate)");
+			bytes += scalarBytes(v);
 		} else if (typeof v === "number") {
 			if (!Number.isFinite(v)) throw invalidInput(frame.at, "must be a finite number");
-		} else if (Array.isArray(v)) {
-			v.forEach((item, i) => {
-				stack.push({ value: item, at: `${frame.at}[${i}]` });
-			});
-		} else if (isObject(v)) {
-			for (const [key, item] of Object.entries(v)) {
-				if (key.includes("\u0000") || LONE_SURROGATE.test(key)) {
-					throw invalidInput(frame.at || "entry", "keys must be well-formed Unicode without U+0000");
-				}
-				stack.push({ value: item, at: field(frame.at, key) });
+			bytes += scalarBytes(v);
+		} else if (Array.isArray(v) || isObject(v)) {
+			if (frame.depth >= inputLimits.jsonDepth) {
+				throw invalidInput(
+					name,
+					`JSON nests deeper than ${inputLimits.jsonDepth} levels (at ${frame.at || "the top"})`,
+				);
 			}
+			bytes += 2;
+			if (Array.isArray(v)) {
+				v.forEach((item, i) => {
+					stack.push({ value: item, at: `${frame.at}[${i}]`, depth: frame.depth + 1 });
+				});
+			} else {
+				for (const [key, item] of Object.entries(v)) {
+					if (key.includes("\u0000") || LONE_SURROGATE.test(key)) {
+						throw invalidInput(frame.at || "entry", "keys must be well-formed Unicode without U+0000");
+					}
+					bytes += scalarBytes(key) + 2;
+					stack.push({ value: item, at: field(frame.at, key), depth: frame.depth + 1 });
+				}
+			}
+		} else {
+			bytes += 5;
 		}
+		if (bytes > maxBytes) throw invalidInput(name, `is larger than ${maxBytes} bytes`);
 	}
+}
+
+/** A name, cwd or session reference: text with the same character rules and a length cap. */
+export function checkText(value: string, at: string): void {
+	if (value.length > inputLimits.textLength) {
+		throw invalidInput(at, `must be at most ${inputLimits.textLength} characters`);
+	}
+	checkJsonValue(value, at);
 }
 
 /** Checks the own fields of one entry type. */
@@ -135,9 +171,11 @@ function validateOwnFields(type: EntryType, obj: Json, at: string): void {
 		case "label":
 			requireString(obj, "targetId", at, { nonEmpty: true });
 			optionalString(obj, "label", at);
+			if (typeof obj.label === "string") checkText(obj.label, field(at, "label"));
 			return;
 		case "session_info":
 			optionalString(obj, "name", at);
+			if (typeof obj.name === "string") checkText(obj.name, field(at, "name"));
 			return;
 		case "leaf":
 			if (obj.targetId !== null && (typeof obj.targetId !== "string" || obj.targetId.length === 0)) {
@@ -198,7 +236,7 @@ export function validateEntry(value: unknown, at = ""): Entry {
 	}
 	const timestamp = normalizeTimestamp(value.timestamp, field(at, "timestamp"));
 	validateOwnFields(type, value, at);
-	rejectNulCharacters(value, at);
+	checkJsonValue(value, at);
 	return { ...value, timestamp } as Entry;
 }
 
@@ -213,6 +251,6 @@ export function validateDraft(value: unknown, at = ""): DraftEntry {
 	}
 	if (value.id !== undefined) validateEntryId(value.id, field(at, "id"));
 	validateOwnFields(type, value, at);
-	rejectNulCharacters(value, at);
+	checkJsonValue(value, at);
 	return value as DraftEntry;
 }

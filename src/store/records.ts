@@ -8,7 +8,7 @@ import type { ForkPlan } from "../session/fork.js";
 import { newSessionId } from "../session/ids.js";
 import type { ParsedSessionFile } from "../session/jsonl.js";
 import { sessionNameOf } from "../session/tree.js";
-import { validateEntryId } from "../session/validate.js";
+import { checkText, validateEntryId } from "../session/validate.js";
 import type { CreateSessionInput, SessionRecord } from "./store.js";
 
 /**
@@ -45,7 +45,7 @@ export function initialName(name: unknown): string | null {
 function optionalText(value: unknown, field: string): string | null {
 	if (value === undefined || value === null) return null;
 	if (typeof value !== "string") throw invalidInput(field, "must be a string");
-	if (value.includes("\u0000")) throw invalidInput(field, "must not contain the character U+0000");
+	checkText(value, field);
 	return value;
 }
 
