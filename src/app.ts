@@ -2,12 +2,22 @@
  * The GraphQL application: schema, per-request context, error policy. It does
  * not listen; main.ts (or a test) serves it over HTTP, or calls `fetch`.
  */
+import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { type GraphQLError, getOperationAST } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { useSubscriptionsPerClient } from "./app/client-limits.js";
+import { useOperationLimits } from "./app/operation-limits.js";
+import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
+import { useRequestBody } from "./app/request-body.js";
+import { useResultLimit } from "./app/result-limit.js";
+import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
+import { budgetError, resultBudget } from "./graphql/budget.js";
 import type { GraphQLContext } from "./graphql/builder.js";
 import {
 	createMaskError,
 	isGraphQLError,
+	toGraphQLError,
 	withRequestErrorCode,
 	withStoreErrorCode,
 } from "./graphql/errors.js";
@@ -16,16 +26,27 @@ import { createLoaders } from "./graphql/loaders.js";
 import { schema } from "./graphql/schema.js";
 import type { Logger } from "./logger.js";
 import type { Services } from "./services.js";
+import { limitConcurrency } from "./store/limited.js";
 import { DEFAULT_WORKSPACE } from "./store/store.js";
 
 export interface AppOptions {
 	services: Pick<Services, "store" | "live">;
 	logger: Logger;
-	/** Serve GraphiQL on GET /graphql (development). */
+	/** Development: GraphiQL on GET /graphql, local pages allowed, "Did you mean …" in errors. Off in production. */
+	development?: boolean;
+	/** Serve GraphiQL (default: in development). */
 	graphiql?: boolean;
+	limits?: ServerLimits;
+	/** Browser origins allowed besides the server's own (CORS_ORIGINS). */
+	corsOrigins?: readonly string[];
+	/** Schema introspection (default on: codegen and GraphiQL use it). */
+	introspection?: boolean;
 }
 
-export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
+export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
+	/** The origin rule, shared with the WebSocket handshake. */
+	originPolicy: OriginPolicy;
+};
 
 /**
  * Expected errors get their code here, before Yoga's masking (which logs
@@ -81,12 +102,21 @@ function useOperationLog(logger: Logger): Plugin {
 export function createApp(options: AppOptions): App {
 	const { logger } = options;
 	const { store, live } = options.services;
-	return createYoga<Record<string, never>, GraphQLContext>({
+	const development = options.development ?? false;
+	const limits = options.limits ?? DEFAULT_LIMITS;
+	const policy = originPolicy(options.corsOrigins ?? [], development);
+	const yoga = createYoga<Record<string, never>, GraphQLContext>({
 		schema,
 		graphqlEndpoint: "/graphql",
 		healthCheckEndpoint: "/health",
 		landingPage: false,
-		graphiql: options.graphiql ? { title: "Session trees", defaultQuery: GRAPHIQL_EXAMPLE } : false,
+		// Served from the package: the page loads nothing from outside this server.
+		renderGraphiQL,
+		graphiql:
+			(options.graphiql ?? development) ? { title: "Session trees", defaultQuery: GRAPHIQL_EXAMPLE } : false,
+		cors: corsOptions(policy),
+		// Uploads are not part of this API; a multipart POST is refused like a form.
+		multipart: false,
 		maskedErrors: { maskError: createMaskError(logger) },
 		logging: {
 			debug: (...args) => logger.debug(args.map(String).join(" ")),
@@ -94,13 +124,31 @@ export function createApp(options: AppOptions): App {
 			warn: (...args) => logger.warn(args.map(String).join(" ")),
 			error: (...args) => logger.error(args.map(String).join(" ")),
 		},
-		// Until authentication exists every caller is in the default workspace.
-		context: () => ({
-			store,
-			live,
-			workspaceId: DEFAULT_WORKSPACE,
-			loaders: createLoaders(store, DEFAULT_WORKSPACE),
-		}),
-		plugins: [useErrorCodes, useOperationLog(logger)],
+		// Until authentication exists every caller is in the default workspace. Each request
+		// gets its own view of the store, so it can hold only so many database connections at once.
+		context: () => {
+			const requestStore = limitConcurrency(store, limits.requestConcurrency);
+			return {
+				store: requestStore,
+				live,
+				workspaceId: DEFAULT_WORKSPACE,
+				loaders: createLoaders(requestStore, DEFAULT_WORKSPACE),
+				budget: resultBudget(limits.resultItems),
+			};
+		},
+		plugins: [
+			useOriginPolicy(policy),
+			useRequestBody(limits.bodyBytes),
+			...useOperationLimits(limits, { suggestions: development }),
+			...(options.introspection === false ? [useDisableIntrospection()] : []),
+			useErrorCodes,
+			useResultLimit(limits.responseBytes, (context) => {
+				const { budget } = context as GraphQLContext;
+				return budget?.exceeded ? toGraphQLError(budgetError(budget)) : undefined;
+			}),
+			useSubscriptionsPerClient(limits.subscriptionsPerClient),
+			useOperationLog(logger),
+		],
 	});
+	return Object.assign(yoga, { originPolicy: policy });
 }

@@ -6,10 +6,12 @@ import { ConfigError, describeStore, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { serve } from "./server.js";
 import { openServices } from "./services.js";
+import { configureInputLimits } from "./session/limits.js";
 
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
+	configureInputLimits(config.input);
 	const started = performance.now();
 	logger.info("opening store", { backend: config.store.backend, where: describeStore(config.store) });
 	const services = await openServices(config.store, logger);
@@ -18,7 +20,10 @@ async function main(): Promise<void> {
 		logger,
 		port: config.port,
 		host: config.host,
-		graphiql: config.development,
+		development: config.development,
+		limits: config.limits,
+		corsOrigins: config.corsOrigins,
+		introspection: config.introspection,
 	});
 	logger.info("ready", {
 		url: running.url,

@@ -7,9 +7,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DocumentNode, type ExecutionArgs, GraphQLError } from "graphql";
-import { useServer } from "graphql-ws/use/ws";
+import type { Context, SubscribePayload } from "graphql-ws";
+import { type Extra, useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
-import { type App, createApp } from "./app.js";
+import { type App, type AppOptions, createApp } from "./app.js";
+import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
 import { isGraphQLError, withRequestErrorCode } from "./graphql/errors.js";
 import type { Logger } from "./logger.js";
 import type { Services } from "./services.js";
@@ -25,12 +27,13 @@ export interface RunningServer {
 	close(graceMs?: number): Promise<void>;
 }
 
-export interface ServeOptions {
+export interface ServeOptions
+	extends Pick<AppOptions, "development" | "graphiql" | "corsOrigins" | "introspection"> {
 	services: Services;
 	logger: Logger;
 	port: number;
 	host: string;
-	graphiql?: boolean;
+	limits?: ServerLimits;
 	/** WebSocket keep-alive ping interval; a peer that misses a pong is dropped. */
 	keepAliveMs?: number;
 }
@@ -40,45 +43,95 @@ interface ExecutorRoot {
 	subscribe(args: ExecutionArgs): unknown;
 }
 
-/** graphql-ws runs every operation through Yoga's envelop, so plugins, errors and context are the same as over HTTP. */
-function attachWebSocket(app: App, server: Server, keepAliveMs: number) {
-	const wss = new WebSocketServer({ server, path: app.graphqlEndpoint });
+/** Parse and validate one graphql-ws operation through Yoga's envelop; errors fail this operation only. */
+async function prepareOperation(
+	app: App,
+	ctx: Context<Record<string, unknown> | undefined, Extra>,
+	params: SubscribePayload,
+): Promise<ExecutionArgs | readonly GraphQLError[]> {
+	const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
+		...ctx,
+		req: ctx.extra.request,
+		socket: ctx.extra.socket,
+		params,
+	});
+	let document: DocumentNode;
+	try {
+		document = parse(params.query);
+	} catch (error) {
+		// A bad query fails this operation only, not the connection and its other subscriptions;
+		// with the code Yoga gives it over HTTP (a limit's error keeps its own).
+		const syntax = isGraphQLError(error) ? error : new GraphQLError(String(error));
+		if (syntax.extensions?.code !== undefined) return [syntax];
+		return [
+			new GraphQLError(syntax.message, {
+				...(syntax.source ? { source: syntax.source } : {}),
+				...(syntax.positions ? { positions: syntax.positions } : {}),
+				extensions: { code: "GRAPHQL_PARSE_FAILED" },
+			}),
+		];
+	}
+	const args: ExecutionArgs = {
+		schema,
+		operationName: params.operationName ?? null,
+		document,
+		variableValues: params.variables ?? null,
+		contextValue: await contextFactory(),
+		rootValue: { execute, subscribe } satisfies ExecutorRoot,
+	};
+	const errors = validate(args.schema, args.document);
+	return errors.length > 0 ? errors.map(withRequestErrorCode) : args;
+}
+
+/**
+ * graphql-ws runs every operation through Yoga's envelop, so plugins, limits,
+ * errors and context are the same as over HTTP. The handshake is refused
+ * (403) for an origin the app's policy does not allow; a message over the
+ * body limit closes the socket with 1009 and a text frame that is not UTF-8
+ * with 1007, as RFC 6455 defines (ws checks both before graphql-ws sees them).
+ */
+function attachWebSocket(app: App, server: Server, keepAliveMs: number, limits: ServerLimits) {
+	const wss = new WebSocketServer({
+		server,
+		path: app.graphqlEndpoint,
+		maxPayload: limits.bodyBytes,
+		verifyClient: ({ origin, req }, done) => {
+			if (app.originPolicy.allows(origin, req.headers.host)) done(true);
+			else done(false, 403, "Origin not allowed");
+		},
+	});
+	// Operations started on each connection, counted from the moment they are asked for
+	// (several may be preparing at once), until they complete or fail to start.
+	const operations = new WeakMap<object, Set<string>>();
+	const started = (ctx: object) => {
+		const ids = operations.get(ctx) ?? new Set<string>();
+		operations.set(ctx, ids);
+		return ids;
+	};
 	const disposable = useServer(
 		{
 			execute: (args) => (args.rootValue as ExecutorRoot).execute(args) as never,
 			subscribe: (args) => (args.rootValue as ExecutorRoot).subscribe(args) as never,
-			onSubscribe: async (ctx, _id, params) => {
-				const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
-					...ctx,
-					req: ctx.extra.request,
-					socket: ctx.extra.socket,
-					params,
-				});
-				let document: DocumentNode;
-				try {
-					document = parse(params.query);
-				} catch (error) {
-					// A bad query fails this operation only, not the connection and its other subscriptions;
-					// with the code Yoga gives it over HTTP.
-					const syntax = isGraphQLError(error) ? error : new GraphQLError(String(error));
+			onSubscribe: async (ctx, id, params) => {
+				const ids = started(ctx);
+				if (ids.size >= limits.subscriptionsPerConnection) {
 					return [
-						new GraphQLError(syntax.message, {
-							...(syntax.source ? { source: syntax.source } : {}),
-							...(syntax.positions ? { positions: syntax.positions } : {}),
-							extensions: { code: "GRAPHQL_PARSE_FAILED" },
-						}),
+						new GraphQLError(
+							`This connection already has ${limits.subscriptionsPerConnection} open subscriptions (subscriptions per connection limit; the server's MAX_SUBSCRIPTIONS_PER_CONNECTION)`,
+							{ extensions: { code: "LIMIT_EXCEEDED", limit: "subscriptionsPerConnection" } },
+						),
 					];
 				}
-				const args: ExecutionArgs = {
-					schema,
-					operationName: params.operationName ?? null,
-					document,
-					variableValues: params.variables ?? null,
-					contextValue: await contextFactory(),
-					rootValue: { execute, subscribe } satisfies ExecutorRoot,
-				};
-				const errors = validate(args.schema, args.document);
-				return errors.length > 0 ? errors.map(withRequestErrorCode) : args;
+				ids.add(id);
+				const prepared = await prepareOperation(app, ctx, params);
+				if (Array.isArray(prepared)) ids.delete(id);
+				return prepared;
+			},
+			onComplete: (ctx, id) => {
+				operations.get(ctx)?.delete(id);
+			},
+			onError: (ctx, id) => {
+				operations.get(ctx)?.delete(id);
 			},
 		},
 		wss,
@@ -87,10 +140,44 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number) {
 	return { wss, disposable };
 }
 
+/**
+ * Slow or greedy clients: headers and whole requests must arrive in time
+ * (checked every second, not Node's default 30 s), idle keep-alive sockets
+ * close, and connections are capped overall and per client address.
+ */
+function guardConnections(server: Server, limits: ServerLimits): void {
+	server.headersTimeout = limits.headersTimeoutMs;
+	server.requestTimeout = limits.requestTimeoutMs;
+	server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+	server.maxConnections = limits.connections;
+	const perClient = new Map<string, number>();
+	server.on("connection", (socket) => {
+		const address = socket.remoteAddress ?? "unknown";
+		const open = (perClient.get(address) ?? 0) + 1;
+		perClient.set(address, open);
+		socket.once("close", () => {
+			const left = (perClient.get(address) ?? 1) - 1;
+			if (left <= 0) perClient.delete(address);
+			else perClient.set(address, left);
+		});
+		if (open > limits.connectionsPerClient) socket.destroy();
+	});
+}
+
 export async function serve(options: ServeOptions): Promise<RunningServer> {
 	const { services, logger } = options;
-	const app = createApp({ services, logger, graphiql: options.graphiql ?? false });
-	const server = createServer(app);
+	const limits = options.limits ?? DEFAULT_LIMITS;
+	const app = createApp({
+		services,
+		logger,
+		limits,
+		...(options.development === undefined ? {} : { development: options.development }),
+		...(options.graphiql === undefined ? {} : { graphiql: options.graphiql }),
+		...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+		...(options.introspection === undefined ? {} : { introspection: options.introspection }),
+	});
+	const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
+	guardConnections(server, limits);
 	let shuttingDown = false;
 	// While shutting down, a keep-alive connection is closed as soon as its last response is sent.
 	server.on("request", (_req, res) => {
@@ -98,7 +185,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 			if (shuttingDown) server.closeIdleConnections();
 		});
 	});
-	const ws = attachWebSocket(app, server, options.keepAliveMs ?? 12_000);
+	const ws = attachWebSocket(app, server, options.keepAliveMs ?? 12_000, limits);
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
 		server.listen(options.port, options.host, () => {

@@ -3,9 +3,11 @@
  * types/*.ts with its own root fields; schema.ts imports them all.
  */
 import SchemaBuilder from "@pothos/core";
+import ComplexityPlugin from "@pothos/plugin-complexity";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { LiveEvents } from "../events/live.js";
 import type { SessionStore } from "../store/store.js";
+import type { ResultBudget } from "./budget.js";
 import type { Loaders } from "./loaders.js";
 
 export interface GraphQLContext {
@@ -14,6 +16,8 @@ export interface GraphQLContext {
 	workspaceId: string;
 	loaders: Loaders;
 	live: LiveEvents;
+	/** List items this operation (or this subscription event) may still resolve. */
+	budget: ResultBudget;
 }
 
 export const builder = new SchemaBuilder<{
@@ -24,7 +28,12 @@ export const builder = new SchemaBuilder<{
 	};
 	/** Output fields are non-null unless marked `nullable: true`. */
 	DefaultFieldNullability: false;
-}>({ defaultFieldNullability: false });
+}>({
+	defaultFieldNullability: false,
+	plugins: [ComplexityPlugin],
+	// Field costs for the static cost check; the limit is applied as a validation rule (app/operation-limits.ts).
+	complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
+});
 
 builder.queryType({});
 builder.mutationType({});

@@ -115,6 +115,32 @@ describe("the GraphiQL example operations", () => {
 		expect(html).toContain("GoBackWithSummary");
 	});
 
+	it("GraphiQL loads nothing from outside the server (it opens on a machine without internet)", async () => {
+		const html = await (await fetch(server.url, { headers: { accept: "text/html" } })).text();
+		// Every script and stylesheet is inline: no src/href pointing at another host (a CDN).
+		const external = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*["']?(https?:)?\/\//gi)];
+		expect(external.map((m) => m[0])).toEqual([]);
+		expect(html.length, "GraphiQL's code is inlined in the page").toBeGreaterThan(100_000);
+	});
+
+	it("production: no GraphiQL, no field suggestions, introspection as configured", async () => {
+		const production = await startTestServer("memory", { development: false, introspection: false });
+		try {
+			const page = await fetch(production.url, { headers: { accept: "text/html" } });
+			expect(await page.text()).not.toMatch(/graphiql/i);
+			const typo = await production.request("{ sesions(first: 1) { totalCount } }");
+			expect(typo.errors?.[0]?.message).toMatch(/sesions/);
+			expect(typo.errors?.[0]?.message).not.toMatch(/Did you mean/);
+			const introspection = await production.request("{ __schema { queryType { name } } }");
+			expect(introspection.errors?.[0]?.message).toMatch(/introspection/i);
+		} finally {
+			await production.close();
+		}
+		// Development keeps the suggestions.
+		const typo = await server.request("{ sesions(first: 1) { totalCount } }");
+		expect(typo.errors?.[0]?.message).toMatch(/Did you mean "sessions" or "session"\?/);
+	});
+
 	it("GET /health answers 200", async () => {
 		const response = await fetch(new URL("/health", server.url));
 		expect(response.status).toBe(200);

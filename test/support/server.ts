@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoreConfig } from "../../src/config.js";
+import { DEFAULT_LIMITS, type ServerLimits, type StoreConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { type RunningServer, serve } from "../../src/server.js";
 import { openServices, type ServiceOptions, type Services } from "../../src/services.js";
@@ -42,6 +42,12 @@ export interface StartOptions extends ServiceOptions {
 	/** Use this Postgres database instead of creating one (it is not dropped on close). */
 	databaseUrl?: string;
 	keepAliveMs?: number;
+	/** Limits to change from the defaults. */
+	limits?: Partial<ServerLimits>;
+	/** Default true (GraphiQL, local origins, suggestions); false behaves as NODE_ENV=production. */
+	development?: boolean;
+	corsOrigins?: string[];
+	introspection?: boolean;
 }
 
 export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
@@ -69,7 +75,10 @@ export async function startTestServer(backend: BackendName, options: StartOption
 		logger: silentLogger,
 		port: 0,
 		host: "127.0.0.1",
-		graphiql: true,
+		development: options.development ?? true,
+		limits: { ...DEFAULT_LIMITS, ...options.limits },
+		...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+		...(options.introspection === undefined ? {} : { introspection: options.introspection }),
 		...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
 	});
 	return {

@@ -18,6 +18,9 @@ SessionContextRef.implement({
 		messages: t.field({
 			type: ["JSON"],
 			description: "AgentMessage[] exactly as pi's buildSessionContext returns them.",
+			// The context field's own cost covers the path walk; the messages are JSON values that
+			// resolve nothing further, bounded by the response limit.
+			complexity: { field: 1, multiplier: 1 },
 			resolve: (c) => c.messages,
 		}),
 		thinkingLevel: t.exposeString("thinkingLevel"),

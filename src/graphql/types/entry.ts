@@ -6,6 +6,7 @@
 import type { DraftEntry, EntryType, StoredEntry } from "../../session/entry.js";
 import { invalidInput } from "../../session/errors.js";
 import type { MoveLeafResult, SessionRecord } from "../../store/store.js";
+import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import {
 	type Connection,
@@ -67,8 +68,12 @@ EntryRef.implement({
 		children: t.field({
 			type: [EntryRef],
 			description: "Child nodes in log order (leaf records are not tree nodes and never appear here).",
-			resolve: async (e, _, { loaders }) =>
-				loaders.prime(await loaders.children.load({ sessionId: e.sessionId, entryId: e.entry.id })),
+			// Unpaged and unbounded (one root may have thousands of children): nesting it is dear.
+			complexity: { field: 2, multiplier: 50 },
+			resolve: async (e, _, { loaders, budget }) =>
+				loaders.prime(
+					spend(budget, await loaders.children.load({ sessionId: e.sessionId, entryId: e.entry.id })),
+				),
 		}),
 		session: t.field({ type: SessionRef, resolve: (e, _, { loaders }) => sessionOf(e, loaders) }),
 		raw: t.field({
@@ -195,7 +200,12 @@ export const EntryEdgeRef = builder.objectRef<Edge<StoredEntry>>("EntryEdge").im
 
 export const EntryConnectionRef = builder.objectRef<Connection<StoredEntry>>("EntryConnection").implement({
 	fields: (t) => ({
-		edges: t.field({ type: [EntryEdgeRef], resolve: (c) => c.edges }),
+		// The connection field already multiplied its selection by the page size.
+		edges: t.field({
+			type: [EntryEdgeRef],
+			complexity: { field: 0, multiplier: 1 },
+			resolve: (c) => c.edges,
+		}),
 		pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
 		totalCount: t.exposeInt("totalCount"),
 	}),

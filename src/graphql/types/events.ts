@@ -9,6 +9,7 @@ import type { ActivityEvent } from "../../events/live.js";
 import type { StoredEntry } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
 import { leafAfter } from "../../session/tree.js";
+import { resultBudget } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { toGraphQLError } from "../errors.js";
 import { createLoaders } from "../loaders.js";
@@ -58,13 +59,14 @@ function guarded<T>(
 	return iterator;
 }
 
-/** Each event is resolved with fresh loaders: labels and sessions change between events. */
+/** Each event is resolved with fresh loaders (labels and sessions change between events) and its own result budget. */
 function eventPayload<T>(item: Item<T>, context: GraphQLContext): T {
 	if (isFailure(item)) {
 		const { failure } = item;
 		throw failure instanceof SessionError ? toGraphQLError(failure) : failure;
 	}
 	context.loaders = createLoaders(context.store, context.workspaceId);
+	context.budget = resultBudget(context.budget.limit);
 	return item;
 }
 

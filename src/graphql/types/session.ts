@@ -4,8 +4,9 @@
  */
 import type { StoredEntry } from "../../session/entry.js";
 import { invalidInput } from "../../session/errors.js";
-import { pageSize } from "../../store/paging.js";
+import { DEFAULT_PAGE_SIZE, pageSize } from "../../store/paging.js";
 import type { SessionRecord } from "../../store/store.js";
+import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import {
 	type Connection,
@@ -72,6 +73,7 @@ SessionRef.implement({
 		entries: t.field({
 			type: EntryConnectionRef,
 			description: "The append log in seq order (all branches), cursor-paged.",
+			complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_ENTRY_PAGE }),
 			args: {
 				first: t.arg.int(),
 				after: t.arg.string(),
@@ -79,7 +81,7 @@ SessionRef.implement({
 				before: t.arg.string(),
 				types: t.arg({ type: [EntryTypeEnum] }),
 			},
-			resolve: async (s, args, { store, workspaceId, loaders }): Promise<Connection<StoredEntry>> => {
+			resolve: async (s, args, { store, workspaceId, loaders, budget }): Promise<Connection<StoredEntry>> => {
 				const first = pageSize(args.first ?? undefined, "first");
 				const last = pageSize(args.last ?? undefined, "last");
 				if (first !== undefined && last !== undefined)
@@ -101,7 +103,7 @@ SessionRef.implement({
 				]);
 				const more = rows.length > limit;
 				const page = backward ? rows.slice(rows.length - Math.min(rows.length, limit)) : rows.slice(0, limit);
-				loaders.prime(page);
+				loaders.prime(spend(budget, page));
 				const edges: Edge<StoredEntry>[] = page.map((node) => ({ cursor: seqCursor(node.seq), node }));
 				return {
 					edges,
@@ -116,15 +118,21 @@ SessionRef.implement({
 			type: [EntryRef],
 			description:
 				"Active path root -> fromId (default: the current leaf). Bounded by the latest compaction unless full is true.",
+			// A path's length is not known before it is walked; a long one is charged by the result budget.
+			complexity: { field: 20, multiplier: 50 },
 			args: { fromId: t.arg.string(), full: t.arg.boolean({ defaultValue: false }) },
-			resolve: async (s, { fromId, full }, { store, workspaceId, loaders }) =>
+			resolve: async (s, { fromId, full }, { store, workspaceId, loaders, budget }) =>
 				loaders.prime(
-					await store.activePath(workspaceId, s.sessionId, { fromId: fromId ?? null, full: full ?? false }),
+					spend(
+						budget,
+						await store.activePath(workspaceId, s.sessionId, { fromId: fromId ?? null, full: full ?? false }),
+					),
 				),
 		}),
 		context: t.field({
 			type: SessionContextRef,
 			description: "Model context projected from the active path.",
+			complexity: 50,
 			args: { fromId: t.arg.string() },
 			resolve: (s, { fromId }, { store, workspaceId }) =>
 				store.context(workspaceId, s.sessionId, { fromId: fromId ?? null }),
@@ -132,11 +140,14 @@ SessionRef.implement({
 		tips: t.field({
 			type: [EntryRef],
 			description: "Entries with no children (one per branch of the tree).",
-			resolve: async (s, _, { store, workspaceId, loaders }) =>
-				loaders.prime(await store.tips(workspaceId, s.sessionId)),
+			complexity: { field: 10, multiplier: 10 },
+			resolve: async (s, _, { store, workspaceId, loaders, budget }) =>
+				loaders.prime(spend(budget, await store.tips(workspaceId, s.sessionId))),
 		}),
 		jsonl: t.string({
 			description: "The pi JSONL text of this session (header line + one line per entry).",
+			// The whole log: the dearest field there is.
+			complexity: 1000,
 			resolve: (s, _, { store, workspaceId }) => store.exportSession(workspaceId, s.sessionId),
 		}),
 	}),
@@ -151,7 +162,12 @@ const SessionEdgeRef = builder.objectRef<Edge<SessionRecord>>("SessionEdge").imp
 
 const SessionConnectionRef = builder.objectRef<Connection<SessionRecord>>("SessionConnection").implement({
 	fields: (t) => ({
-		edges: t.field({ type: [SessionEdgeRef], resolve: (c) => c.edges }),
+		// The connection field already multiplied its selection by the page size.
+		edges: t.field({
+			type: [SessionEdgeRef],
+			complexity: { field: 0, multiplier: 1 },
+			resolve: (c) => c.edges,
+		}),
 		pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
 		totalCount: t.exposeInt("totalCount"),
 	}),
@@ -167,15 +183,16 @@ builder.queryFields((t) => ({
 	sessions: t.field({
 		type: SessionConnectionRef,
 		description: "Sessions of the caller's workspace, newest activity first.",
+		complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
 		args: { first: t.arg.int(), after: t.arg.string(), last: t.arg.int(), before: t.arg.string() },
-		resolve: async (_, args, { store, workspaceId, loaders }) => {
+		resolve: async (_, args, { store, workspaceId, loaders, budget }) => {
 			const page = await store.listSessions(workspaceId, {
 				...(args.first == null ? {} : { first: args.first }),
 				...(args.after == null ? {} : { after: args.after }),
 				...(args.last == null ? {} : { last: args.last }),
 				...(args.before == null ? {} : { before: args.before }),
 			});
-			for (const { node } of page.items) loaders.session.prime(node.sessionId, node);
+			for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
 			return {
 				edges: page.items,
 				totalCount: page.totalCount,
@@ -238,6 +255,7 @@ builder.mutationFields((t) => ({
 	forkSession: t.field({
 		type: SessionRef,
 		description: "Copy the path root -> entry into a new session whose parent is this one.",
+		complexity: 100,
 		args: { input: t.arg({ type: ForkSessionInput, required: true }) },
 		resolve: (_, { input }, { store, workspaceId }) => {
 			const { entryId, newSessionId } = given(input);
@@ -250,6 +268,7 @@ builder.mutationFields((t) => ({
 	importSession: t.field({
 		type: SessionRef,
 		description: "Import a pi session file of any version (1-3); it is migrated to version 3.",
+		complexity: 100,
 		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
 		resolve: (_, { input }, { store, workspaceId }) =>
 			store.importSession(

@@ -1,0 +1,87 @@
+/**
+ * Limits on the shape of an operation, checked before anything executes, on
+ * every transport (HTTP, SSE and graphql-ws all parse and validate through
+ * Yoga's envelop): tokens (bounds parse time and nesting), depth, aliases,
+ * directives (graphql-armor), and an estimated cost (Pothos' complexity
+ * rule: list fields cost their page size times their selection; `jsonl`,
+ * `context`, `branch` and `tips` carry their own, higher costs). Over a limit
+ * the operation fails with LIMIT_EXCEEDED, `extensions.limit` naming it.
+ */
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { createComplexityRule } from "@pothos/plugin-complexity";
+import { GraphQLError, type ValidationContext, validate } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import type { ServerLimits } from "../config.js";
+
+export type OperationLimit = "tokens" | "depth" | "aliases" | "directives" | "cost";
+
+export function limitExceeded(limit: string, message: string): GraphQLError {
+	return new GraphQLError(message, { extensions: { code: "LIMIT_EXCEEDED", limit } });
+}
+
+/** armor reports "Syntax Error: Query depth limit of 12 exceeded, found 13."; we say which limit and how to set it. */
+function armorRejection(limit: OperationLimit, variable: string) {
+	return (context: ValidationContext | null, error: GraphQLError) => {
+		const coded = limitExceeded(
+			limit,
+			`${error.message.replace(/^Syntax Error: /, "")} (${limit} limit; the server's ${variable})`,
+		);
+		if (context) context.reportError(coded);
+		else throw coded;
+	};
+}
+
+interface RequestParams {
+	params?: { variables?: Record<string, unknown>; operationName?: string };
+}
+
+/**
+ * `suggestions: false` (production) also drops "Did you mean …?" from
+ * validation errors, so the schema cannot be mapped by guessing.
+ */
+export function useOperationLimits(limits: ServerLimits, options: { suggestions: boolean }): Plugin[] {
+	const armor = (limit: OperationLimit, variable: string) => ({
+		propagateOnRejection: false,
+		onReject: [armorRejection(limit, variable)],
+	});
+	return [
+		EnvelopArmorPlugin({
+			// The token limit throws from the parser: nothing of a 20,000-brace query is built.
+			maxTokens: { n: limits.tokens, ...armor("tokens", "MAX_TOKENS"), propagateOnRejection: true },
+			// Fragments count by where they are spread, not as a level of their own.
+			maxDepth: { n: limits.depth, ...armor("depth", "MAX_QUERY_DEPTH"), flattenFragments: true },
+			maxAliases: { n: limits.aliases, ...armor("aliases", "MAX_ALIASES") },
+			maxDirectives: { n: limits.directives, ...armor("directives", "MAX_DIRECTIVES") },
+			// Cost is Pothos' rule below, which knows page sizes; armor's counts fields only.
+			costLimit: { enabled: false },
+			blockFieldSuggestion: { enabled: !options.suggestions },
+		}),
+		{
+			// After the document passed validation: the cost of an invalid one means nothing (and the
+			// rule's own "Unknown field" would stand in front of graphql's clearer message).
+			onValidate:
+				({ params, context }) =>
+				({ valid, setResult }) => {
+					if (!valid) return;
+					const { params: request } = context as RequestParams;
+					const rule = createComplexityRule({
+						context,
+						variableValues: request?.variables ?? {},
+						...(request?.operationName ? { operationName: request.operationName } : {}),
+						validate: (state, report) => {
+							if (state.complexity > limits.cost) {
+								report(
+									limitExceeded(
+										"cost",
+										`Operation cost ${state.complexity} exceeds the limit of ${limits.cost} (cost limit; the server's MAX_QUERY_COST): ask for smaller pages or fewer expensive fields (jsonl, context, branch, children)`,
+									),
+								);
+							}
+						},
+					});
+					const errors = validate(params.schema, params.documentAST, [rule]);
+					if (errors.length > 0) setResult([...errors]);
+				},
+		},
+	];
+}
