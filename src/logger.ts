@@ -12,11 +12,38 @@ export interface Logger {
 	error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A log field never carries more than this: logs must not become a copy of request payloads. */
+const MAX_FIELD_LENGTH = 2000;
+
+function clip(text: string): string {
+	return text.length <= MAX_FIELD_LENGTH
+		? text
+		: `${text.slice(0, MAX_FIELD_LENGTH)}…(${text.length - MAX_FIELD_LENGTH} more characters)`;
+}
+
+/**
+ * What an error says, without what it carries: a failed query's error (Drizzle's) holds the SQL
+ * and every parameter, i.e. the user's data; its cause (the database's own error) does not.
+ */
+export function describeError(error: Error): string {
+	let current: unknown = error;
+	while (current instanceof Error && "query" in current && "params" in current && current.cause) {
+		current = current.cause;
+	}
+	const shown = current instanceof Error ? current : error;
+	const code = (shown as { code?: unknown }).code;
+	const head = `${shown.name}${typeof code === "string" ? ` ${code}` : ""}: ${shown.message}`;
+	const frames = (shown.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at "));
+	return [head, ...frames.slice(0, 8)].join("\n");
+}
+
 function format(value: unknown): string {
-	if (value instanceof Error) return JSON.stringify(value.stack ?? value.message);
-	if (typeof value === "string")
-		return /^[\w./:@-]*$/.test(value) && value !== "" ? value : JSON.stringify(value);
-	return JSON.stringify(value);
+	if (value instanceof Error) return JSON.stringify(clip(describeError(value)));
+	if (typeof value === "string") {
+		const clipped = clip(value);
+		return /^[\w./:@-]*$/.test(clipped) && clipped !== "" ? clipped : JSON.stringify(clipped);
+	}
+	return clip(JSON.stringify(value) ?? String(value));
 }
 
 export function createLogger(

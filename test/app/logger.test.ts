@@ -1,0 +1,38 @@
+/**
+ * Logs say what happened, never what users sent: a failed statement's error
+ * carries the SQL and every parameter (a whole entry, a whole file), and a
+ * full disk once produced a 1 MB log line of message content.
+ */
+import { DrizzleQueryError } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+
+function capture() {
+	const lines: string[] = [];
+	return { lines, logger: createLogger("debug", (line) => lines.push(line)) };
+}
+
+describe("logger", () => {
+	it("logs a failed query's cause, not its SQL or parameters", () => {
+		const { lines, logger } = capture();
+		const payload = `secret-${"x".repeat(1_000_000)}`;
+		const cause = Object.assign(new Error("could not extend file: No space left on device"), {
+			code: "53100",
+		});
+		logger.error("unexpected error", {
+			error: new DrizzleQueryError("insert into entries …", [payload], cause),
+		});
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toContain("53100");
+		expect(lines[0]).toContain("No space left on device");
+		expect(lines[0]).not.toContain("secret-");
+		expect(lines[0]?.length).toBeLessThan(3_000);
+	});
+
+	it("clips any field to a bounded length", () => {
+		const { lines, logger } = capture();
+		logger.warn("something", { detail: "y".repeat(100_000), object: { big: "z".repeat(100_000) } });
+		expect(lines[0]?.length).toBeLessThan(5_000);
+		expect(lines[0]).toMatch(/more characters/);
+	});
+});
