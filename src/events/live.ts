@@ -1,26 +1,19 @@
 /**
  * Live events of this instance. One feed per watched session reads each new
  * entry once from the store and pushes it to that session's streams; one
- * activity fan-out per instance turns commit notices into dashboard events.
- * Feeds and the bus subscription exist only while someone listens, so
- * closing every subscription returns all listener counts to zero.
+ * activity fan-out per instance (activity.ts) turns commit notices into
+ * dashboard events. Feeds and the bus subscription exist only while someone
+ * listens, so closing every subscription returns all listener counts to zero.
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
+import { type ActivityEvent, ActivityFanOut } from "./activity.js";
 import type { BusListener, EventBus } from "./bus.js";
 import { EntryStream } from "./entry-stream.js";
-import type { CommitNotice } from "./notice.js";
 
-export type ActivityKind = "CREATED" | "APPENDED" | "LEAF_MOVED" | "RENAMED";
-
-export interface ActivityEvent {
-	kind: ActivityKind;
-	session: SessionRecord;
-	seq: number;
-	at: string;
-}
+export type { ActivityEvent, ActivityKind } from "./activity.js";
 
 export interface LiveOptions {
 	store: SessionStore;
@@ -132,12 +125,6 @@ class SessionFeed {
 const FEED_RETRY_MIN_MS = 100;
 const FEED_RETRY_MAX_MS = 5_000;
 
-interface ActivitySubscriber {
-	ws: string;
-	push(event: ActivityEvent): void;
-	end(): void;
-}
-
 export class LiveEvents {
 	private readonly store: SessionStore;
 	private readonly bus: EventBus;
@@ -145,12 +132,10 @@ export class LiveEvents {
 	private readonly bufferSize: number;
 	private readonly batchSize: number;
 	private readonly feeds = new Map<string, SessionFeed>();
-	private readonly activity = new Set<ActivitySubscriber>();
+	private readonly activity: ActivityFanOut;
 	private detach: (() => void) | undefined;
 	/** Set by close(): subscriptions that were still starting end, and no new ones start. */
 	private closed = false;
-	/** Activity notices are turned into events one at a time, in arrival order. */
-	private activityChain: Promise<void> = Promise.resolve();
 
 	constructor(options: LiveOptions) {
 		this.store = options.store;
@@ -158,11 +143,18 @@ export class LiveEvents {
 		this.logger = options.logger;
 		this.bufferSize = options.bufferSize ?? 1000;
 		this.batchSize = options.batchSize ?? 500;
+		this.activity = new ActivityFanOut({
+			store: this.store,
+			logger: this.logger,
+			bufferSize: this.bufferSize,
+			batchSize: this.batchSize,
+			onRelease: () => this.maybeDetach(),
+		});
 	}
 
 	/** Open subscriptions on this instance (entry streams and activity). */
 	get subscriptionCount(): number {
-		let n = this.activity.size;
+		let n = this.activity.subscriberCount;
 		for (const feed of this.feeds.values()) n += feed.streams.size;
 		return n;
 	}
@@ -171,13 +163,17 @@ export class LiveEvents {
 		return this.feeds.size;
 	}
 
+	/** Sessions whose notices wait to become activity events (bounded by the sessions written, not the writes). */
+	get activityPending(): number {
+		return this.activity.pendingSessions;
+	}
+
 	private readonly listener: BusListener = {
 		notice: (notice) => {
 			this.feeds.get(feedKey(notice.workspaceId, notice.sessionId))?.notice(notice.toSeq);
-			if ([...this.activity].some((s) => s.ws === notice.workspaceId)) {
-				this.activityChain = this.activityChain.then(() => this.announce(notice));
-			}
+			this.activity.notice(notice);
 		},
+		// The activity feed has no resume point: notices lost meanwhile are not replayed there.
 		resync: () => {
 			for (const feed of this.feeds.values()) feed.resync();
 		},
@@ -189,7 +185,7 @@ export class LiveEvents {
 	}
 
 	private maybeDetach(): void {
-		if (this.feeds.size === 0 && this.activity.size === 0 && this.detach) {
+		if (this.feeds.size === 0 && this.activity.subscriberCount === 0 && this.detach) {
 			this.detach();
 			this.detach = undefined;
 		}
@@ -267,104 +263,22 @@ export class LiveEvents {
 		this.maybeDetach();
 	}
 
-	/** One event per created session, append, leaf move and rename in the workspace, live. */
+	/**
+	 * One event per created session, append, leaf move and rename in the
+	 * workspace, live. A subscriber more than `bufferSize` events behind is
+	 * ended with LIMIT_EXCEEDED.
+	 */
 	activityEvents(ws: string): AsyncIterableIterator<ActivityEvent> {
 		this.attach();
-		const queue: ActivityEvent[] = [];
-		let waiter: ((r: IteratorResult<ActivityEvent>) => void) | undefined;
-		let rejecter: ((e: unknown) => void) | undefined;
-		let failure: Error | undefined;
-		let closed = false;
-		const close = () => {
-			if (closed) return;
-			closed = true;
-			this.activity.delete(subscriber);
-			this.maybeDetach();
-		};
-		const subscriber: ActivitySubscriber = {
-			ws,
-			end: () => {
-				void iterator.return?.();
-			},
-			push: (event) => {
-				if (closed) return;
-				if (waiter) {
-					const w = waiter;
-					waiter = undefined;
-					w({ value: event, done: false });
-				} else if (queue.length >= this.bufferSize) {
-					failure = new SessionError(
-						"LIMIT_EXCEEDED",
-						`Subscriber fell more than ${this.bufferSize} events behind`,
-					);
-					close();
-					rejecter?.(failure);
-				} else queue.push(event);
-			},
-		};
-		this.activity.add(subscriber);
-		if (this.closed) close();
-		const iterator: AsyncIterableIterator<ActivityEvent> = {
-			next: () => {
-				if (failure) return Promise.reject(failure);
-				const value = queue.shift();
-				if (value) return Promise.resolve({ value, done: false });
-				if (closed) return Promise.resolve({ value: undefined, done: true });
-				return new Promise((resolve, reject) => {
-					waiter = resolve;
-					rejecter = reject;
-				});
-			},
-			return: () => {
-				close();
-				queue.length = 0;
-				waiter?.({ value: undefined, done: true });
-				waiter = undefined;
-				return Promise.resolve({ value: undefined, done: true });
-			},
-			[Symbol.asyncIterator]: () => iterator,
-		};
-		return iterator;
+		const stream = this.activity.subscribe(ws);
+		if (this.closed) void stream.return?.();
+		return stream;
 	}
 
 	/** End every open subscription (shutdown): streams finish, listeners detach. */
 	close(): void {
 		this.closed = true;
 		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
-		for (const subscriber of [...this.activity]) subscriber.end();
-	}
-
-	/** Turn one commit notice into activity events (one store read for all subscribers). */
-	private async announce(notice: CommitNotice): Promise<void> {
-		const subscribers = [...this.activity].filter((s) => s.ws === notice.workspaceId);
-		if (subscribers.length === 0) return;
-		try {
-			const session = await this.store.getSession(notice.workspaceId, notice.sessionId);
-			if (!session) return;
-			const events: ActivityEvent[] = [];
-			if (notice.created) {
-				events.push({ kind: "CREATED", session, seq: notice.toSeq, at: session.createdAt });
-			} else {
-				const rows = await this.store.listEntries(notice.workspaceId, notice.sessionId, {
-					afterSeq: notice.fromSeq - 1,
-					beforeSeq: notice.toSeq + 1,
-				});
-				for (const row of rows) {
-					const kind: ActivityKind =
-						row.entry.type === "leaf"
-							? "LEAF_MOVED"
-							: row.entry.type === "session_info"
-								? "RENAMED"
-								: "APPENDED";
-					events.push({ kind, session, seq: row.seq, at: row.entry.timestamp });
-				}
-			}
-			for (const event of events) for (const s of subscribers) s.push(event);
-		} catch (error) {
-			this.logger.warn("activity event dropped: the store read failed", {
-				session: notice.sessionId,
-				error: error as Error,
-			});
-		}
+		this.activity.close();
 	}
 }
