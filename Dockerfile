@@ -1,6 +1,8 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
+# postinstall applies patches/ (postgres.js: a lost connection must not crash the process).
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src

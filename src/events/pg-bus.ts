@@ -8,6 +8,7 @@
  */
 import postgres from "postgres";
 import type { Logger } from "../logger.js";
+import { reconnectDelay } from "../store/postgres/unavailable.js";
 import { type BusListener, type EventBus, ListenerSet } from "./bus.js";
 import { decodeNotice, NOTIFY_CHANNEL } from "./notice.js";
 
@@ -24,6 +25,7 @@ export class PgListenBus implements EventBus {
 	) {
 		this.sql = postgres(url, {
 			max: 1,
+			backoff: reconnectDelay,
 			onnotice: () => {},
 			connection: { application_name: "session-tree-listen" },
 		});

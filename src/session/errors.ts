@@ -11,6 +11,9 @@ export const ERROR_CODES = [
 	"UNAUTHENTICATED",
 	"FORBIDDEN",
 	"LIMIT_EXCEEDED",
+	// Retryable: the database went away mid-call, and nothing or everything of a write was committed
+	// (one transaction). Retrying with the same entryId is safe: a re-sent identical entry is a no-op.
+	"UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

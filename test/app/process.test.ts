@@ -129,7 +129,9 @@ describe("the server process survives results it cannot encode", () => {
 					collect(client, (r) => r.errors !== undefined),
 				);
 				await client.close();
-				expect(results.at(-1)?.errors?.[0]?.extensions?.code, server.log.join("\n").slice(-3000)).toBe("LIMIT_EXCEEDED");
+				expect(results.at(-1)?.errors?.[0]?.extensions?.code, server.log.join("\n").slice(-3000)).toBe(
+					"LIMIT_EXCEEDED",
+				);
 				expect(server.child.exitCode).toBeNull();
 				const alive = await request(server.url, "{ __typename }");
 				expect(alive.data).toEqual({ __typename: "Query" });

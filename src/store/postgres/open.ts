@@ -17,6 +17,7 @@ import type { CommitAnnouncer } from "../../events/notice.js";
 import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
+import { reconnectDelay, reportingConnectionLoss } from "./unavailable.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
 
@@ -40,10 +41,15 @@ function logger(options: OpenOptions): Logger | false {
 	return onQuery ? { logQuery: (query, params) => onQuery(query, params) } : false;
 }
 
+export interface PgliteOptions extends OpenOptions {
+	/** The caller holds the directory's lock (the PGlite worker thread: its main thread took it). */
+	locked?: boolean;
+}
+
 /** Embedded Postgres: in memory when `dataDir` is undefined, else persisted in that directory. */
-export async function openPglite(dataDir: string | undefined, options: OpenOptions = {}): Promise<PgStore> {
+export async function openPglite(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgStore> {
 	if (dataDir) mkdirSync(dataDir, { recursive: true });
-	const unlock = dataDir ? await lockDirectory(dataDir) : () => {};
+	const unlock = dataDir && !options.locked ? await lockDirectory(dataDir) : () => {};
 	let client: PGlite;
 	try {
 		client = dataDir ? new PGlite(dataDir) : new PGlite();
@@ -82,12 +88,19 @@ export async function openPglite(dataDir: string | undefined, options: OpenOptio
 	}
 }
 
+/**
+ * A pool of postgres.js connections. A lost connection is reopened by the
+ * pool, and a call that lost its connection fails as UNAVAILABLE (see
+ * ./unavailable.ts). postgres.js is patched at install (patches/): its 3.4.9
+ * crashes the process when a write outlives its socket (porsager/postgres#1208).
+ */
 export async function openPostgres(
 	url: string,
 	options: OpenOptions & { max?: number } = {},
 ): Promise<PgStore> {
 	const client = postgres(url, {
 		max: options.max ?? 10,
+		backoff: reconnectDelay,
 		onnotice: () => {},
 		// A runaway statement is cancelled instead of holding a connection and a CPU forever.
 		connection: { application_name: "session-tree", statement_timeout: STATEMENT_TIMEOUT_MS },
@@ -106,7 +119,7 @@ export async function openPostgres(
 		throw error;
 	}
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
-	return new PgStore(db as unknown as Db, {
+	const store = new PgStore(db as unknown as Db, {
 		backend: "postgres",
 		upkeep: {
 			analyze: async () => {
@@ -118,4 +131,5 @@ export async function openPostgres(
 		close: () => client.end({ timeout: 5 }),
 		...(options.announce ? { announce: options.announce } : {}),
 	});
+	return reportingConnectionLoss(store);
 }
