@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryDatabase, MemoryStore } from "../../src/store/memory.js";
-import { type OpenOptions, openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import { openPgliteWorker } from "../../src/store/pglite-worker/worker-store.js";
+import { type OpenOptions, openPostgres } from "../../src/store/postgres/open.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { createTestDatabase } from "../support/databases.js";
 
@@ -35,9 +36,10 @@ export async function memoryBackend(): Promise<Backend> {
 	};
 }
 
+/** PGlite on a directory, as the server runs it: on a worker thread (the suite judges that store). */
 export async function pgliteBackend(options: OpenOptions = {}): Promise<Backend> {
 	const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-"));
-	let store: SessionStore = await openPglite(dir, options);
+	let store: SessionStore = await openPgliteWorker(dir, options);
 	return {
 		name: "pglite",
 		get store() {
@@ -45,7 +47,7 @@ export async function pgliteBackend(options: OpenOptions = {}): Promise<Backend>
 		},
 		async withSecondInstance(fn) {
 			await store.close();
-			store = await openPglite(dir, options);
+			store = await openPgliteWorker(dir, options);
 			return fn(store);
 		},
 		async dispose() {

@@ -1,0 +1,308 @@
+/**
+ * PGlite on a worker thread. PGlite runs Postgres as WebAssembly on the
+ * thread that calls it, synchronously for the whole of each statement: on the
+ * server's own thread, one heavy read (the context of a long session) holds
+ * every other request, even `{ __typename }`. WorkerStore is the store on the
+ * main thread: each call is one message to the worker (worker.ts, which runs
+ * the ordinary PgStore) and one message back with the structured-cloned
+ * result.
+ *
+ * Invariants:
+ * - The main thread holds the directory's lock from before the worker opens
+ *   the directory until after the worker closed PGlite and exited.
+ * - Commit notices and statements reach `announce`/`onQuery` on this thread
+ *   before the result of the call that caused them (one port keeps order).
+ * - A SessionError arrives as a SessionError (code, message, field); other
+ *   errors as Errors with their message and stack.
+ * - The worker keeps the process alive only while a call is pending; once the
+ *   worker is gone (crashed, exited or closed) every pending and later call
+ *   fails with an error that says so.
+ */
+import { mkdirSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { SessionError } from "../../session/errors.js";
+import { type InputLimits, inputLimits } from "../../session/limits.js";
+import { lockDirectory } from "../postgres/dir-lock.js";
+import type { OpenOptions } from "../postgres/open.js";
+import type { ImportOptions, SessionStore } from "../store.js";
+import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
+
+/** Plain JavaScript that loads tsx and then worker.ts (see bootstrap.mjs). */
+const BOOTSTRAP = new URL("./bootstrap.mjs", import.meta.url);
+
+interface Pending {
+	resolve(value: unknown): void;
+	reject(error: Error): void;
+	onProgress: ImportOptions["onProgress"];
+}
+
+type Result<M extends Method> = ReturnType<SessionStore[M]>;
+
+/** A callback of the caller failed: that is not the store's failure, but it must be seen. */
+function report(what: string, error: unknown): void {
+	process.emitWarning(
+		`${what} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+		"SessionStoreWarning",
+	);
+}
+
+/** Embedded Postgres persisted in `dataDir`, run on a worker thread. */
+export async function openPgliteWorker(dataDir: string, options: OpenOptions = {}): Promise<SessionStore> {
+	mkdirSync(dataDir, { recursive: true });
+	const unlock = await lockDirectory(dataDir);
+	let store: WorkerStore;
+	try {
+		const init: WorkerInit = {
+			dataDir,
+			queries: options.onQuery !== undefined,
+			notices: options.announce?.kind === "callback",
+			inputLimits: { ...inputLimits },
+		};
+		store = new WorkerStore(new Worker(BOOTSTRAP, { workerData: init }), unlock, options, init.inputLimits);
+	} catch (error) {
+		await unlock();
+		throw error;
+	}
+	await store.opened;
+	return store;
+}
+
+export class WorkerStore implements SessionStore {
+	readonly backend = "pglite" as const;
+	/** Resolves once the worker opened the store; rejects (after cleaning up) when it could not. */
+	readonly opened: Promise<void>;
+
+	private readonly pending = new Map<number, Pending>();
+	private nextId = 1;
+	/** Set once the worker is gone or going: every call fails with it. */
+	private failure: Error | undefined;
+	private closing: Promise<void> | undefined;
+	/** Waits for the worker's `ready` (while opening) or `closed` (while closing). */
+	private waiter: { resolve(): void; reject(error: Error): void } | undefined;
+
+	constructor(
+		private readonly worker: Worker,
+		private readonly unlock: () => void | Promise<void>,
+		private readonly options: OpenOptions,
+		/** The input limits the worker has: sent again with the next call when this thread's change. */
+		private sentLimits: InputLimits,
+	) {
+		worker.on("message", (reply: Reply) => this.receive(reply));
+		worker.on("error", (error) =>
+			this.fail(new Error(`the PGlite worker failed: ${error.message}`, { cause: error })),
+		);
+		worker.on("messageerror", (error) =>
+			this.fail(new Error(`the PGlite worker sent a message that could not be read: ${error.message}`)),
+		);
+		worker.on("exit", (code) => this.fail(new Error(`the PGlite worker exited (code ${code})`)));
+		const opening = new Promise<void>((resolve, reject) => {
+			this.waiter = { resolve, reject };
+		});
+		this.opened = opening.then(
+			() => {
+				this.waiter = undefined;
+				if (this.pending.size === 0) worker.unref();
+			},
+			async (error: Error) => {
+				await this.release(error);
+				throw error;
+			},
+		);
+	}
+
+	private receive(reply: Reply): void {
+		switch (reply.type) {
+			case "ready":
+				this.waiter?.resolve();
+				return;
+			case "notice": {
+				const { announce } = this.options;
+				if (announce?.kind === "callback") {
+					try {
+						announce.onCommit(reply.notice);
+					} catch (error) {
+						report("a commit listener", error);
+					}
+				}
+				return;
+			}
+			case "query":
+				try {
+					this.options.onQuery?.(reply.query, reply.params);
+				} catch (error) {
+					report("onQuery", error);
+				}
+				return;
+			case "progress":
+				try {
+					this.pending.get(reply.id)?.onProgress?.(reply.stored, reply.total);
+				} catch (error) {
+					report("onProgress", error);
+				}
+				return;
+			case "result":
+				this.settle(reply.id)?.resolve(reply.value);
+				return;
+			case "error":
+				this.settle(reply.id)?.reject(decodeError(reply.error));
+				return;
+			case "closed":
+				if (reply.error) this.waiter?.reject(decodeError(reply.error));
+				else this.waiter?.resolve();
+				return;
+		}
+	}
+
+	private settle(id: number): Pending | undefined {
+		const pending = this.pending.get(id);
+		this.pending.delete(id);
+		if (this.pending.size === 0 && !this.failure && !this.waiter) this.worker.unref();
+		return pending;
+	}
+
+	/** The worker is gone or going: fail everything waiting on it, and every later call. */
+	private fail(error: Error): void {
+		if (this.failure) return;
+		this.failure = error;
+		for (const pending of this.pending.values()) pending.reject(error);
+		this.pending.clear();
+		this.waiter?.reject(error);
+		// A worker that failed but still runs must not keep the process alive (it holds nothing of use).
+		this.worker.unref();
+		void this.worker.terminate();
+	}
+
+	/** End the worker, then give the directory back. */
+	private async release(reason: Error): Promise<void> {
+		this.fail(reason);
+		try {
+			await this.worker.terminate();
+		} finally {
+			await this.unlock();
+		}
+	}
+
+	private limitsChanged(): boolean {
+		for (const key in inputLimits) {
+			const limit = key as keyof InputLimits;
+			if (inputLimits[limit] !== this.sentLimits[limit]) return true;
+		}
+		return false;
+	}
+
+	private call<M extends Method>(
+		method: M,
+		args: Parameters<SessionStore[M]>,
+		onProgress?: ImportOptions["onProgress"],
+	): Result<M> {
+		return new Promise((resolve, reject) => {
+			if (this.failure) return reject(this.failure);
+			const id = this.nextId++;
+			const request: Request = { type: "call", id, method, args, progress: onProgress !== undefined };
+			if (this.limitsChanged()) {
+				this.sentLimits = { ...inputLimits };
+				request.inputLimits = this.sentLimits;
+			}
+			try {
+				this.worker.postMessage(request);
+			} catch (error) {
+				// Structured clone recurses: only input far past the JSON depth limit overflows it, and
+				// the worker would have refused that input anyway.
+				return reject(
+					new SessionError(
+						"INVALID_INPUT",
+						`${method}: the input cannot be sent to the store: it nests deeper than ${inputLimits.jsonDepth} levels (${(error as Error).message})`,
+						{ field: method === "importSession" ? "jsonl" : "entry" },
+					),
+				);
+			}
+			if (this.pending.size === 0) this.worker.ref();
+			this.pending.set(id, { resolve, reject, onProgress });
+		}) as Result<M>;
+	}
+
+	createSession(...args: Parameters<SessionStore["createSession"]>) {
+		return this.call("createSession", args);
+	}
+	getSession(...args: Parameters<SessionStore["getSession"]>) {
+		return this.call("getSession", args);
+	}
+	getSessions(...args: Parameters<SessionStore["getSessions"]>) {
+		return this.call("getSessions", args);
+	}
+	listSessions(...args: Parameters<SessionStore["listSessions"]>) {
+		return this.call("listSessions", args);
+	}
+	appendEntry(...args: Parameters<SessionStore["appendEntry"]>) {
+		return this.call("appendEntry", args);
+	}
+	moveLeaf(...args: Parameters<SessionStore["moveLeaf"]>) {
+		return this.call("moveLeaf", args);
+	}
+	setLabel(...args: Parameters<SessionStore["setLabel"]>) {
+		return this.call("setLabel", args);
+	}
+	renameSession(...args: Parameters<SessionStore["renameSession"]>) {
+		return this.call("renameSession", args);
+	}
+	getEntry(...args: Parameters<SessionStore["getEntry"]>) {
+		return this.call("getEntry", args);
+	}
+	getEntries(...args: Parameters<SessionStore["getEntries"]>) {
+		return this.call("getEntries", args);
+	}
+	listEntries(...args: Parameters<SessionStore["listEntries"]>) {
+		return this.call("listEntries", args);
+	}
+	countEntries(...args: Parameters<SessionStore["countEntries"]>) {
+		return this.call("countEntries", args);
+	}
+	children(...args: Parameters<SessionStore["children"]>) {
+		return this.call("children", args);
+	}
+	labels(...args: Parameters<SessionStore["labels"]>) {
+		return this.call("labels", args);
+	}
+	tips(...args: Parameters<SessionStore["tips"]>) {
+		return this.call("tips", args);
+	}
+	activePath(...args: Parameters<SessionStore["activePath"]>) {
+		return this.call("activePath", args);
+	}
+	context(...args: Parameters<SessionStore["context"]>) {
+		return this.call("context", args);
+	}
+	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
+		const { onProgress, ...rest } = options;
+		return this.call("importSession", [ws, jsonl, rest], onProgress);
+	}
+	exportSession(...args: Parameters<SessionStore["exportSession"]>) {
+		return this.call("exportSession", args);
+	}
+	forkSession(...args: Parameters<SessionStore["forkSession"]>) {
+		return this.call("forkSession", args);
+	}
+
+	/** PGlite closes on the worker; then the worker ends and the directory is released. */
+	close(): Promise<void> {
+		this.closing ??= this.shutDown();
+		return this.closing;
+	}
+
+	private async shutDown(): Promise<void> {
+		await this.opened;
+		let error: Error | undefined;
+		if (!this.failure) {
+			const closed = new Promise<void>((resolve, reject) => {
+				this.waiter = { resolve, reject };
+			});
+			this.worker.ref();
+			this.worker.postMessage({ type: "close" } satisfies Request);
+			await closed.catch((e: Error) => {
+				error = e;
+			});
+		}
+		await this.release(new Error("the PGlite store is closed"));
+		if (error) throw error;
+	}
+}
