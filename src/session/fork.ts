@@ -16,20 +16,28 @@ export interface ForkPlan {
 	leafDepth: number | null;
 }
 
+/**
+ * One small request must not copy an unbounded number of rows in one
+ * transaction. A backend that knows the path's length before walking it
+ * (the start entry's depth + 1) checks here first.
+ */
+export function checkForkSize(pathLength: number): void {
+	if (pathLength > inputLimits.forkEntries) {
+		throw new SessionError(
+			"LIMIT_EXCEEDED",
+			`entryId: the path to fork has ${pathLength} entries; a fork copies at most ${inputLimits.forkEntries} (fork limit; the server's MAX_FORK_ENTRIES)`,
+			{ field: "entryId" },
+		);
+	}
+}
+
 export function planFork(
 	newSessionId: string,
 	fullPath: readonly StoredEntry[],
 	sourceLabels: ReadonlyMap<string, { label?: string }>,
 	clock: PlanClock,
 ): ForkPlan {
-	// One small request must not copy an unbounded number of rows in one transaction.
-	if (fullPath.length > inputLimits.forkEntries) {
-		throw new SessionError(
-			"LIMIT_EXCEEDED",
-			`entryId: the path to fork has ${fullPath.length} entries; a fork copies at most ${inputLimits.forkEntries} (fork limit)`,
-			{ field: "entryId" },
-		);
-	}
+	checkForkSize(fullPath.length);
 	const copied: StoredEntry[] = fullPath.map((e, i) => ({
 		sessionId: newSessionId,
 		seq: i + 1,

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import WebSocket from "ws";
 import { DEFAULT_INPUT_LIMITS } from "../../src/session/limits.js";
 import { collect, sseSubscribe, wsSubscribe } from "../events/clients.js";
+import { subscriptionsReach } from "../events/helpers.js";
 import { within } from "../support/expect.js";
 import {
 	type BackendName,
@@ -473,6 +474,37 @@ export function hardeningSuite(backend: BackendName) {
 		);
 		expect(forked.forkSession.entryCount).toBe(DEFAULT_INPUT_LIMITS.forkEntries);
 	}, 60_000);
+
+	it("caps open subscriptions per client address over SSE and WebSocket together, and frees the slot on close", async () => {
+		const capped = await startTestServer("memory", { limits: { subscriptionsPerClient: 2 } });
+		try {
+			await ok(capped, `mutation { createSession(input: { sessionId: "s" }) { sessionId } }`);
+			const query = `subscription { sessionEvents(sessionId: "s") { __typename } }`;
+			const first = sseSubscribe(capped, query);
+			await first.opened;
+			const second = wsSubscribe(capped, query);
+			await subscriptionsReach(capped, 2, 2_000);
+			const third = sseSubscribe(capped, query);
+			const [refused] = await within(
+				2_000,
+				"the refusal",
+				collect(third, () => true),
+			);
+			expect(refused?.errors?.[0]?.extensions).toMatchObject({
+				code: "LIMIT_EXCEEDED",
+				limit: "subscriptionsPerClient",
+			});
+			await third.close();
+			await first.close();
+			await subscriptionsReach(capped, 1, 2_000);
+			const fourth = sseSubscribe(capped, query);
+			expect(await fourth.opened).toBe(200);
+			await subscriptionsReach(capped, 2, 2_000);
+			await Promise.all([second.close(), fourth.close()]);
+		} finally {
+			await capped.close();
+		}
+	});
 
 	it("serves every transport with subscriptions capped per WebSocket connection", async () => {
 		const capped = await startTestServer("memory", { limits: { subscriptionsPerConnection: 2 } });

@@ -4,7 +4,7 @@
  * transaction that locks the session row. Path and context reads are one
  * recursive CTE each (bounded number of statements, not one per entry).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../../events/notice.js";
 import { projectContext } from "../../session/context.js";
@@ -18,7 +18,7 @@ import {
 	type StoredEntry,
 } from "../../session/entry.js";
 import { invalidInput, SessionError } from "../../session/errors.js";
-import { planFork } from "../../session/fork.js";
+import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
@@ -189,6 +189,16 @@ const list = (values: readonly string[]) =>
 async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
 	const result = (await db.execute(query)) as unknown;
 	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/** The stored depth of one entry; null when the session has no such entry. */
+async function entryDepth(db: Db, ws: string, sessionId: string, entryId: string): Promise<number | null> {
+	const { entries } = schema;
+	const [row] = await db
+		.select({ depth: entries.depth })
+		.from(entries)
+		.where(and(eq(entries.workspaceId, ws), eq(entries.sessionId, sessionId), eq(entries.id, entryId)));
+	return row ? row.depth : null;
 }
 
 /** Maintenance the store runs on the raw driver, outside the statement log. */
@@ -596,6 +606,10 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const forked = await this.db.transaction(async (tx) => {
 			const source = await this.getSessionWith(tx, ws, sessionId, "for share");
 			if (!source) throw notFoundSession(sessionId);
+			// Refuse an over-long fork from the start entry's depth, before walking its path.
+			const startDepth =
+				input.entryId === undefined ? source.leafDepth : await entryDepth(tx, ws, sessionId, input.entryId);
+			if (startDepth !== null) checkForkSize(startDepth + 1);
 			let path: StoredEntry[];
 			try {
 				path = await this.walk(tx, ws, sessionId, input.entryId, "full");
