@@ -14,7 +14,12 @@ async function main(): Promise<void> {
 	configureInputLimits(config.input);
 	const started = performance.now();
 	logger.info("opening store", { backend: config.store.backend, where: describeStore(config.store) });
-	const services = await openServices(config.store, logger);
+	const services = await openServices(config.store, logger, {
+		statementTimeouts: {
+			ordinaryMs: config.limits.statementTimeoutMs,
+			bulkMs: config.limits.bulkStatementTimeoutMs,
+		},
+	});
 	const running = await serve({
 		services,
 		logger,

@@ -23,6 +23,7 @@ export interface Services {
 
 export interface ServiceOptions {
 	onQuery?: OpenOptions["onQuery"];
+	statementTimeouts?: OpenOptions["statementTimeouts"];
 	/** Live events a slow subscriber may fall behind by. */
 	bufferSize?: number;
 }
@@ -34,12 +35,18 @@ export async function openServices(
 ): Promise<Services> {
 	let bus: EventBus;
 	let store: SessionStore;
-	const onQuery = options.onQuery ? { onQuery: options.onQuery } : {};
+	const storeOptions = {
+		...(options.onQuery ? { onQuery: options.onQuery } : {}),
+		...(options.statementTimeouts ? { statementTimeouts: options.statementTimeouts } : {}),
+	};
 	if (config.backend === "postgres") {
 		// Listen first: a commit after this point is seen by this instance.
 		const pgBus = await PgListenBus.open(config.url, logger);
 		try {
-			store = await openStore(config, { ...onQuery, announce: { kind: "notify", channel: NOTIFY_CHANNEL } });
+			store = await openStore(config, {
+				...storeOptions,
+				announce: { kind: "notify", channel: NOTIFY_CHANNEL },
+			});
 		} catch (error) {
 			await pgBus.close();
 			throw error;
@@ -47,7 +54,10 @@ export async function openServices(
 		bus = pgBus;
 	} else {
 		const local = new InProcessBus();
-		store = await openStore(config, { ...onQuery, announce: { kind: "callback", onCommit: local.publish } });
+		store = await openStore(config, {
+			...storeOptions,
+			announce: { kind: "callback", onCommit: local.publish },
+		});
 		bus = local;
 	}
 	const live = new LiveEvents({

@@ -506,6 +506,37 @@ export function hardeningSuite(backend: BackendName) {
 		}
 	});
 
+	if (backend === "postgres") {
+		it("cancels a statement over the statement timeout with LIMIT_EXCEEDED; imports and forks get the longer bulk timeout", async () => {
+			const strict = await startTestServer("postgres", {
+				...(server.databaseUrl ? { databaseUrl: server.databaseUrl } : {}),
+				statementTimeouts: { ordinaryMs: 20, bulkMs: 60_000 },
+			});
+			try {
+				// One INSERT of 20,000 rows: far over 20 ms, within the bulk timeout.
+				const sessionId = uniqueId("timeout");
+				await ok(
+					strict,
+					"mutation ($jsonl: String!) { importSession(input: { jsonl: $jsonl }) { sessionId } }",
+					{
+						jsonl: chainJsonl(sessionId, 20_000),
+					},
+				);
+				const slow = await strict.request(
+					`{ session(sessionId: "${sessionId}") { context { thinkingLevel } } }`,
+				);
+				expectError(slow, "LIMIT_EXCEEDED", { message: /statement timeout/ });
+				const fast = await ok<{ session: { lastSeq: number } }>(
+					strict,
+					`{ session(sessionId: "${sessionId}") { lastSeq } }`,
+				);
+				expect(fast.session.lastSeq).toBe(20_000);
+			} finally {
+				await strict.close();
+			}
+		}, 60_000);
+	}
+
 	it("serves every transport with subscriptions capped per WebSocket connection", async () => {
 		const capped = await startTestServer("memory", { limits: { subscriptionsPerConnection: 2 } });
 		try {

@@ -21,7 +21,13 @@ import { reconnectDelay, reportingConnectionLoss } from "./unavailable.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
 
-const STATEMENT_TIMEOUT_MS = 60_000;
+/** Statement timeouts by request class (Postgres): reads and single writes, and bulk writes (import, fork). */
+export interface StatementTimeouts {
+	ordinaryMs: number;
+	bulkMs: number;
+}
+
+const DEFAULT_TIMEOUTS: StatementTimeouts = { ordinaryMs: 15_000, bulkMs: 120_000 };
 const ANALYZE = "analyze sessions, entries";
 const COUNTED_ROWS =
 	"select greatest(reltuples, 0)::bigint as n from pg_class where oid = 'entries'::regclass";
@@ -34,6 +40,8 @@ export interface OpenOptions {
 	onQuery?: (query: string, params: unknown[]) => void;
 	/** How commits are announced to live subscribers. */
 	announce?: CommitAnnouncer;
+	/** Postgres only: a runaway statement is cancelled (LIMIT_EXCEEDED) instead of holding a connection. */
+	statementTimeouts?: StatementTimeouts;
 }
 
 function logger(options: OpenOptions): Logger | false {
@@ -98,12 +106,13 @@ export async function openPostgres(
 	url: string,
 	options: OpenOptions & { max?: number } = {},
 ): Promise<PgStore> {
+	const timeouts = options.statementTimeouts ?? DEFAULT_TIMEOUTS;
 	const client = postgres(url, {
 		max: options.max ?? 10,
 		backoff: reconnectDelay,
 		onnotice: () => {},
 		// A runaway statement is cancelled instead of holding a connection and a CPU forever.
-		connection: { application_name: "session-tree", statement_timeout: STATEMENT_TIMEOUT_MS },
+		connection: { application_name: "session-tree", statement_timeout: timeouts.ordinaryMs },
 	});
 	try {
 		const lock = await client.reserve();
@@ -121,6 +130,7 @@ export async function openPostgres(
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
 	const store = new PgStore(db as unknown as Db, {
 		backend: "postgres",
+		bulkStatementTimeoutMs: timeouts.bulkMs,
 		upkeep: {
 			analyze: async () => {
 				await client.unsafe(ANALYZE);

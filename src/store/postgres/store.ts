@@ -209,6 +209,8 @@ export interface Upkeep {
 
 export interface PgStoreOptions {
 	backend: "pglite" | "postgres";
+	/** The statement timeout inside an import's or a fork's transaction (Postgres; longer than the connection's). */
+	bulkStatementTimeoutMs?: number;
 	upkeep: Upkeep;
 	/** How commits are announced to live subscribers; none when absent. */
 	announce?: CommitAnnouncer;
@@ -225,13 +227,25 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	private readonly upkeep: Upkeep;
 
+	private readonly bulkStatementTimeoutMs: number | undefined;
+
 	constructor(db: Db, options: PgStoreOptions) {
 		super();
+		this.bulkStatementTimeoutMs = options.bulkStatementTimeoutMs;
 		this.db = db;
 		this.upkeep = options.upkeep;
 		this.backend = options.backend;
 		this.closeClient = options.close;
 		this.announcer = options.announce;
+	}
+
+	/** Bulk work (import, fork) may run longer than a request's statement: for this transaction only. */
+	private async bulkTimeout(tx: Db): Promise<void> {
+		if (this.bulkStatementTimeoutMs !== undefined) {
+			await tx.execute(
+				sql`select set_config('statement_timeout', ${String(this.bulkStatementTimeoutMs)}, true)`,
+			);
+		}
 	}
 
 	/** NOTIFY inside the transaction: delivered only if it commits, and only then. */
@@ -580,6 +594,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		);
 		const record = importedSessionRecord(ws, file);
 		await this.db.transaction(async (tx) => {
+			await this.bulkTimeout(tx);
 			await insertSession(tx, record);
 			for (let i = 0; i < file.rows.length; i += IMPORT_BATCH) {
 				const batch = file.rows.slice(i, i + IMPORT_BATCH);
@@ -604,6 +619,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
 		const newId = forkTargetId(input.newSessionId);
 		const forked = await this.db.transaction(async (tx) => {
+			await this.bulkTimeout(tx);
 			const source = await this.getSessionWith(tx, ws, sessionId, "for share");
 			if (!source) throw notFoundSession(sessionId);
 			// Refuse an over-long fork from the start entry's depth, before walking its path.

@@ -64,12 +64,41 @@ export function isConnectionLoss(error: unknown): boolean {
 	return connectionLossCode(error) !== undefined;
 }
 
-/** UNAVAILABLE for a connection loss; any other error unchanged. */
+/** The SQLSTATE of a database error, through wrappers. */
+function sqlState(error: unknown): string | undefined {
+	let current = error;
+	for (let depth = 0; depth <= MAX_CAUSES && current instanceof Error; depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+		current = current.cause;
+	}
+	return undefined;
+}
+
+/**
+ * UNAVAILABLE for a connection loss or a server out of resources (class 53:
+ * disk full, out of memory, too many connections); LIMIT_EXCEEDED for a
+ * statement cancelled by the statement timeout; any other error unchanged.
+ */
 export function asUnavailable(error: unknown): unknown {
+	if (error instanceof SessionError) return error;
 	const code = connectionLossCode(error);
-	return code === undefined
-		? error
-		: new SessionError("UNAVAILABLE", `The database is unavailable (${code}); retry`);
+	if (code !== undefined)
+		return new SessionError("UNAVAILABLE", `The database is unavailable (${code}); retry`);
+	const state = sqlState(error);
+	if (state?.startsWith("53")) {
+		return new SessionError(
+			"UNAVAILABLE",
+			`The database is out of resources (${state}, e.g. disk full); retry later`,
+		);
+	}
+	if (state === "57014") {
+		return new SessionError(
+			"LIMIT_EXCEEDED",
+			"A statement ran longer than the statement timeout (the server's STATEMENT_TIMEOUT_MS) and was cancelled; nothing was written",
+		);
+	}
+	return error;
 }
 
 /**
