@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionError } from "../../src/session/errors.js";
 import { openPostgres } from "../../src/store/postgres/open.js";
 import { PgStore } from "../../src/store/postgres/store.js";
-import { asUnavailable, isConnectionLoss } from "../../src/store/postgres/unavailable.js";
+import { codedDatabaseError, isConnectionLoss } from "../../src/store/postgres/unavailable.js";
 import { sseSubscribe } from "../events/clients.js";
 import { eventOf, range, SESSION_EVENTS, waitUntil } from "../events/helpers.js";
 import {
@@ -368,7 +368,7 @@ describe("connection loss as UNAVAILABLE", () => {
 		const wrapped = new DrizzleQueryError("insert into entries values ($1)", [`${MARKER} secret`], closed);
 		expect(wrapped.message).toContain(MARKER);
 		expect(isConnectionLoss(wrapped)).toBe(true);
-		const mapped = asUnavailable(wrapped);
+		const mapped = codedDatabaseError(wrapped);
 		expect(mapped).toBeInstanceOf(SessionError);
 		expect((mapped as SessionError).code).toBe("UNAVAILABLE");
 		expect((mapped as SessionError).message).toBe("The database is unavailable (CONNECTION_CLOSED); retry");
@@ -376,17 +376,21 @@ describe("connection loss as UNAVAILABLE", () => {
 		expect(JSON.stringify(mapped)).not.toContain(MARKER);
 	});
 
-	it("covers the server's shutdown, startup and connection-exception SQLSTATEs, and nothing else", () => {
+	it("covers the server's shutdown, startup and connection-exception SQLSTATEs as UNAVAILABLE, a statement timeout as LIMIT_EXCEEDED, and nothing else", () => {
 		const coded = (code: string) => Object.assign(new Error(code), { code });
 		for (const code of ["57P01", "57P02", "57P03", "08006", "08001", "ECONNREFUSED", "ECONNRESET", "EPIPE"])
 			expect(isConnectionLoss(coded(code)), code).toBe(true);
-		for (const code of ["23505", "57014", "40001", "25P02", "ENOENT"]) {
+		for (const code of ["23505", "40001", "25P02", "ENOENT"]) {
 			expect(isConnectionLoss(coded(code)), code).toBe(false);
 			const error = coded(code);
-			expect(asUnavailable(error)).toBe(error);
+			expect(codedDatabaseError(error)).toBe(error);
 		}
+		// A statement cancelled by the statement timeout is over a limit; a server out of disk or memory is unavailable.
+		expect(isConnectionLoss(coded("57014"))).toBe(false);
+		expect(codedDatabaseError(coded("57014"))).toMatchObject({ code: "LIMIT_EXCEEDED" });
+		expect(codedDatabaseError(coded("53100"))).toMatchObject({ code: "UNAVAILABLE" });
 		const own = new SessionError("NOT_FOUND", "Session x not found", { cause: closed });
-		expect(asUnavailable(own)).toBe(own);
+		expect(codedDatabaseError(own)).toBe(own);
 		expect(isConnectionLoss("CONNECTION_CLOSED")).toBe(false);
 	});
 

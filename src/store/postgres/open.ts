@@ -17,7 +17,7 @@ import type { CommitAnnouncer } from "../../events/notice.js";
 import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
-import { reconnectDelay, reportingConnectionLoss } from "./unavailable.js";
+import { reconnectDelay, codingDatabaseErrors } from "./unavailable.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
 
@@ -141,5 +141,5 @@ export async function openPostgres(
 		close: () => client.end({ timeout: 5 }),
 		...(options.announce ? { announce: options.announce } : {}),
 	});
-	return reportingConnectionLoss(store);
+	return codingDatabaseErrors(store);
 }

@@ -1,6 +1,7 @@
 /**
- * Losing the database connection is not an internal error but a retryable
- * one: UNAVAILABLE. Every write is one transaction, so nothing or everything
+ * Database failures a client can act on get a code instead of a masked
+ * internal error. Losing the database connection is a retryable one:
+ * UNAVAILABLE. Every write is one transaction, so nothing or everything
  * of it was committed, even when the connection dropped during COMMIT; a
  * client that retries with the same entryId either writes the entry now or
  * gets the stored one back (`created: false`).
@@ -80,7 +81,7 @@ function sqlState(error: unknown): string | undefined {
  * disk full, out of memory, too many connections); LIMIT_EXCEEDED for a
  * statement cancelled by the statement timeout; any other error unchanged.
  */
-export function asUnavailable(error: unknown): unknown {
+export function codedDatabaseError(error: unknown): unknown {
 	if (error instanceof SessionError) return error;
 	const code = connectionLossCode(error);
 	if (code !== undefined)
@@ -107,7 +108,7 @@ export function asUnavailable(error: unknown): unknown {
  * `db`); methods run on the store itself, so its internal calls are not
  * wrapped twice.
  */
-export function reportingConnectionLoss<T extends object>(store: T): T {
+export function codingDatabaseErrors<T extends object>(store: T): T {
 	const wrappers = new Map<PropertyKey, { method: unknown; wrapper: unknown }>();
 	return new Proxy(store, {
 		get(target, property) {
@@ -121,11 +122,11 @@ export function reportingConnectionLoss<T extends object>(store: T): T {
 				try {
 					result = method.apply(target, args);
 				} catch (error) {
-					throw asUnavailable(error);
+					throw codedDatabaseError(error);
 				}
 				return result instanceof Promise
 					? result.catch((error: unknown) => {
-							throw asUnavailable(error);
+							throw codedDatabaseError(error);
 						})
 					: result;
 			};
