@@ -150,6 +150,26 @@ export function hardeningSuite(backend: BackendName) {
 		expect(relay.errors).toBeUndefined();
 	});
 
+	for (const transport of [sseSubscribe, wsSubscribe]) {
+		const name = transport === sseSubscribe ? "SSE" : "graphql-ws";
+		it(`applies the same operation limits to subscriptions over ${name}`, async () => {
+			let deep = "entryId";
+			for (let i = 0; i < 12; i++) deep = `parent { ${deep} }`;
+			const client = transport(
+				server,
+				`subscription { entryAppended(sessionId: "${quiet}") { entry { ${deep} } } }`,
+			);
+			const [result] = await within(
+				5_000,
+				"the refusal",
+				collect(client, () => true),
+			);
+			await client.close();
+			expect(result?.errors?.[0]?.extensions).toMatchObject({ code: "LIMIT_EXCEEDED", limit: "depth" });
+			expect(await ordinaryRead()).toBeLessThan(SERVED_WITHIN_MS);
+		});
+	}
+
 	it("stops a query that is cheap on paper but explodes on the data (children → parent → children on a star)", async () => {
 		const sessionId = uniqueId("star");
 		const lines = [
@@ -456,6 +476,15 @@ export function hardeningSuite(backend: BackendName) {
 		expect((await server.request(`{ session(sessionId: "${sessionId}") { sessionId } }`)).data).toEqual({
 			session: null,
 		});
+	});
+
+	it("closes a WebSocket whose text frame is not UTF-8 (1007), as RFC 6455 says, and serves on", async () => {
+		const socket = new WebSocket(server.wsUrl, "graphql-transport-ws");
+		await once(socket, "open");
+		socket.send(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), { binary: false });
+		const [code] = (await within(2_000, "the socket to close", once(socket, "close"))) as [number];
+		expect(code).toBe(1007);
+		expect(await ordinaryRead()).toBeLessThan(SERVED_WITHIN_MS);
 	});
 
 	it("bounds fork and import sizes", async () => {
