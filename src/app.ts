@@ -7,6 +7,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { type GraphQLError, getOperationAST } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { useSubscriptionsPerClient } from "./app/client-limits.js";
+import { anonymousIdentity } from "./auth/identity.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { useRequestBody } from "./app/request-body.js";
@@ -131,6 +132,7 @@ export function createApp(options: AppOptions): App {
 			return {
 				store: requestStore,
 				live,
+				identity: anonymousIdentity(DEFAULT_WORKSPACE),
 				workspaceId: DEFAULT_WORKSPACE,
 				loaders: createLoaders(requestStore, DEFAULT_WORKSPACE),
 				budget: resultBudget(limits.resultItems),

@@ -5,6 +5,7 @@
 import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
+import type { Identity } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
 import type { SessionStore } from "../store/store.js";
 import type { ResultBudget } from "./budget.js";
@@ -12,7 +13,9 @@ import type { Loaders } from "./loaders.js";
 
 export interface GraphQLContext {
 	store: SessionStore;
-	/** The caller's tenant; every store call is scoped to it. */
+	/** Who is calling (see auth/identity.ts). */
+	identity: Identity;
+	/** The caller's tenant (`identity.workspaceId`); every store call is scoped to it. */
 	workspaceId: string;
 	loaders: Loaders;
 	live: LiveEvents;
