@@ -6,12 +6,13 @@ import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspect
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { type GraphQLError, getOperationAST } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { type Authenticate, requestIdentity, useTokenExpiry } from "./app/authentication.js";
 import { useSubscriptionsPerClient } from "./app/client-limits.js";
-import { anonymousIdentity } from "./auth/identity.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
+import { anonymousIdentity, type Identity } from "./auth/identity.js";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
 import { budgetError, resultBudget } from "./graphql/budget.js";
 import type { GraphQLContext } from "./graphql/builder.js";
@@ -42,11 +43,15 @@ export interface AppOptions {
 	corsOrigins?: readonly string[];
 	/** Schema introspection (default on: codegen and GraphiQL use it). */
 	introspection?: boolean;
+	/** Who is calling (default: everyone is anonymous in the default workspace, with every scope). */
+	authenticate?: Authenticate;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
 	/** The origin rule, shared with the WebSocket handshake. */
 	originPolicy: OriginPolicy;
+	/** The identity rule, shared with the WebSocket handshake. */
+	authenticate: Authenticate;
 };
 
 /**
@@ -106,6 +111,7 @@ export function createApp(options: AppOptions): App {
 	const development = options.development ?? false;
 	const limits = options.limits ?? DEFAULT_LIMITS;
 	const policy = originPolicy(options.corsOrigins ?? [], development);
+	const authenticate = options.authenticate ?? (async () => anonymousIdentity(DEFAULT_WORKSPACE));
 	const yoga = createYoga<Record<string, never>, GraphQLContext>({
 		schema,
 		graphqlEndpoint: "/graphql",
@@ -125,16 +131,18 @@ export function createApp(options: AppOptions): App {
 			warn: (...args) => logger.warn(args.map(String).join(" ")),
 			error: (...args) => logger.error(args.map(String).join(" ")),
 		},
-		// Until authentication exists every caller is in the default workspace. Each request
-		// gets its own view of the store, so it can hold only so many database connections at once.
-		context: () => {
+		// The caller's identity comes with the WebSocket connection, or from this request's header.
+		// Each request gets its own view of the store, so it can hold only so many database connections at once.
+		context: async (initial) => {
+			const given = (initial as { identity?: Identity }).identity;
+			const identity = given ?? (await requestIdentity(authenticate, initial.request));
 			const requestStore = limitConcurrency(store, limits.requestConcurrency);
 			return {
 				store: requestStore,
 				live,
-				identity: anonymousIdentity(DEFAULT_WORKSPACE),
-				workspaceId: DEFAULT_WORKSPACE,
-				loaders: createLoaders(requestStore, DEFAULT_WORKSPACE),
+				identity,
+				workspaceId: identity.workspaceId,
+				loaders: createLoaders(requestStore, identity.workspaceId),
 				budget: resultBudget(limits.resultItems),
 			};
 		},
@@ -149,8 +157,9 @@ export function createApp(options: AppOptions): App {
 				return budget?.exceeded ? toGraphQLError(budgetError(budget)) : undefined;
 			}),
 			useSubscriptionsPerClient(limits.subscriptionsPerClient),
+			useTokenExpiry(),
 			useOperationLog(logger),
 		],
 	});
-	return Object.assign(yoga, { originPolicy: policy });
+	return Object.assign(yoga, { originPolicy: policy, authenticate });
 }

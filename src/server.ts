@@ -11,10 +11,12 @@ import type { Context, SubscribePayload } from "graphql-ws";
 import { type Extra, useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { type App, type AppOptions, createApp } from "./app.js";
+import type { Identity } from "./auth/identity.js";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
 import { isGraphQLError, withRequestErrorCode } from "./graphql/errors.js";
 import type { Logger } from "./logger.js";
 import type { Services } from "./services.js";
+import { isSessionError } from "./session/errors.js";
 
 export interface RunningServer {
 	app: App;
@@ -28,7 +30,7 @@ export interface RunningServer {
 }
 
 export interface ServeOptions
-	extends Pick<AppOptions, "development" | "graphiql" | "corsOrigins" | "introspection"> {
+	extends Pick<AppOptions, "development" | "graphiql" | "corsOrigins" | "introspection" | "authenticate"> {
 	services: Services;
 	logger: Logger;
 	port: number;
@@ -47,6 +49,7 @@ interface ExecutorRoot {
 async function prepareOperation(
 	app: App,
 	ctx: Context<Record<string, unknown> | undefined, Extra>,
+	identity: Identity,
 	params: SubscribePayload,
 ): Promise<ExecutionArgs | readonly GraphQLError[]> {
 	const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
@@ -54,6 +57,7 @@ async function prepareOperation(
 		req: ctx.extra.request,
 		socket: ctx.extra.socket,
 		params,
+		identity,
 	});
 	let document: DocumentNode;
 	try {
@@ -103,6 +107,8 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number, limits: 
 	// Operations started on each connection, counted from the moment they are asked for
 	// (several may be preparing at once), until they complete or fail to start.
 	const operations = new WeakMap<object, Set<string>>();
+	// The caller of each connection, decided once when it connects.
+	const identities = new WeakMap<object, Identity>();
 	const started = (ctx: object) => {
 		const ids = operations.get(ctx) ?? new Set<string>();
 		operations.set(ctx, ids);
@@ -112,7 +118,24 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number, limits: 
 		{
 			execute: (args) => (args.rootValue as ExecutorRoot).execute(args) as never,
 			subscribe: (args) => (args.rootValue as ExecutorRoot).subscribe(args) as never,
+			// A connection without a valid token is closed with graphql-ws' 4403 Forbidden.
+			onConnect: async (ctx) => {
+				const authorization = ctx.connectionParams?.authorization;
+				try {
+					identities.set(
+						ctx,
+						await app.authenticate(typeof authorization === "string" ? authorization : null),
+					);
+					return true;
+				} catch (error) {
+					if (isSessionError(error, "UNAUTHENTICATED")) return false;
+					throw error;
+				}
+			},
 			onSubscribe: async (ctx, id, params) => {
+				const identity = identities.get(ctx);
+				if (!identity)
+					return [new GraphQLError("Not connected", { extensions: { code: "UNAUTHENTICATED" } })];
 				const ids = started(ctx);
 				if (ids.size >= limits.subscriptionsPerConnection) {
 					return [
@@ -123,7 +146,7 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number, limits: 
 					];
 				}
 				ids.add(id);
-				const prepared = await prepareOperation(app, ctx, params);
+				const prepared = await prepareOperation(app, ctx, identity, params);
 				if (Array.isArray(prepared)) ids.delete(id);
 				return prepared;
 			},
@@ -175,6 +198,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 		...(options.graphiql === undefined ? {} : { graphiql: options.graphiql }),
 		...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
 		...(options.introspection === undefined ? {} : { introspection: options.introspection }),
+		...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
 	});
 	const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
 	guardConnections(server, limits);

@@ -4,9 +4,11 @@
  */
 import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
-import type { Identity } from "../auth/identity.js";
+import type { Identity, Scope } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
+import { SessionError } from "../session/errors.js";
 import type { SessionStore } from "../store/store.js";
 import type { ResultBudget } from "./budget.js";
 import type { Loaders } from "./loaders.js";
@@ -31,15 +33,33 @@ export const builder = new SchemaBuilder<{
 	};
 	/** Output fields are non-null unless marked `nullable: true`. */
 	DefaultFieldNullability: false;
+	/** The token's scopes (see auth/identity.ts). */
+	AuthScopes: Record<Scope, boolean>;
 }>({
 	defaultFieldNullability: false,
-	plugins: [ComplexityPlugin],
+	// Scope checks first, before any other plugin's wrapper runs a resolver.
+	plugins: [ScopeAuthPlugin, ComplexityPlugin],
+	scopeAuth: {
+		authScopes: ({ identity }) => ({
+			read: identity.scopes.has("read"),
+			write: identity.scopes.has("write"),
+		}),
+		// A subscription without the scope is refused when it starts, not at its first event.
+		authorizeOnSubscribe: true,
+		unauthorizedError: (_parent, { identity }, info) =>
+			new SessionError(
+				"FORBIDDEN",
+				`${info.parentType.name}.${info.fieldName} needs the ${info.parentType.name === "Mutation" ? "write" : "read"} scope; this token has ${[...identity.scopes].join(" and ") || "no scope"}`,
+			),
+	},
 	// Field costs for the static cost check; the limit is applied as a validation rule (app/operation-limits.ts).
 	complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
 });
 
-builder.queryType({});
-builder.mutationType({});
+// Reads need `read`, writes need `write`: every root field, present and future, by its type.
+builder.queryType({ authScopes: { read: true } });
+builder.mutationType({ authScopes: { write: true } });
+builder.subscriptionType({ authScopes: { read: true } });
 
 function parseDateTime(value: unknown): string {
 	if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {

@@ -120,8 +120,6 @@ const SessionActivityRef = builder.objectRef<ActivityEvent>("SessionActivity").i
 	}),
 });
 
-builder.subscriptionType({});
-
 builder.subscriptionFields((t) => ({
 	sessionEvents: t.field({
 		type: SessionEventUnion,
