@@ -62,7 +62,7 @@ export function requireNodeTarget(
 /**
  * Each draft's parent is the leaf at the moment it is appended; the leaf then
  * moves (to the entry, or for a leaf record to its target). Seq continues the
- * log without gaps.
+ * log without gaps. Every row is `author`'s (null: written without authentication).
  */
 export function planAppend(
 	sessionId: string,
@@ -70,6 +70,7 @@ export function planAppend(
 	drafts: readonly DraftEntry[],
 	known: (id: string) => KnownEntry | undefined,
 	clock: PlanClock,
+	author: string | null,
 ): AppendPlan {
 	const planned = new Map<string, KnownEntry>();
 	// The leaf is always a node of the session; its depth comes with the head.
@@ -94,7 +95,7 @@ export function planAppend(
 			throw new Error(`corrupt session ${sessionId}: leaf ${leafId} is not stored`);
 		const entry = { type: draft.type, id, parentId: leafId, timestamp, ...ownFields(draft) } as Entry;
 		const depth = parent ? parent.depth + 1 : 0;
-		rows.push({ sessionId, seq: ++seq, depth, entry });
+		rows.push({ sessionId, seq: ++seq, depth, author, entry });
 		planned.set(id, { id, isNode: isNode(draft), depth });
 		leafId = leafAfter(entry);
 	}
@@ -115,7 +116,9 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * A re-sent entry (same caller id) is the same entry when its type and own
- * fields match; placement fields are storage-assigned and not compared.
+ * fields match; placement fields are storage-assigned and not compared. Nor
+ * is the author: a retry of the same entry by another subject is still that
+ * entry, and the stored row (with its original author) is the answer.
  */
 export function sameContent(stored: Entry, draft: DraftEntry): boolean {
 	return stored.type === draft.type && canonicalJson(ownFields(stored)) === canonicalJson(ownFields(draft));

@@ -83,6 +83,12 @@ export interface StoredEntry {
 	seq: number;
 	/** Distance from the root; a root entry has depth 0. */
 	depth: number;
+	/**
+	 * Who appended it: the subject of the writer's token, null when written
+	 * without authentication. Stored beside the pi object, never in it, so an
+	 * export is exactly what pi would write.
+	 */
+	author: string | null;
 	entry: Entry;
 }
 

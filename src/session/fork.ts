@@ -31,17 +31,23 @@ export function checkForkSize(pathLength: number): void {
 	}
 }
 
+/**
+ * Copied rows keep their authors (the fork copies what they wrote); the label
+ * entries the fork appends are the forker's (`author`).
+ */
 export function planFork(
 	newSessionId: string,
 	fullPath: readonly StoredEntry[],
 	sourceLabels: ReadonlyMap<string, { label?: string }>,
 	clock: PlanClock,
+	author: string | null,
 ): ForkPlan {
 	checkForkSize(fullPath.length);
 	const copied: StoredEntry[] = fullPath.map((e, i) => ({
 		sessionId: newSessionId,
 		seq: i + 1,
 		depth: i,
+		author: e.author,
 		entry: structuredClone(e.entry),
 	}));
 	const copiedLabels = labelsOf(copied);
@@ -61,6 +67,6 @@ export function planFork(
 		leafDepth: leafId === null ? null : (known.get(leafId)?.depth ?? null),
 		lastSeq: copied.length,
 	};
-	const labels = planAppend(newSessionId, head, drafts, (id) => known.get(id), clock);
+	const labels = planAppend(newSessionId, head, drafts, (id) => known.get(id), clock, author);
 	return { rows: [...copied, ...labels.rows], leafId: labels.leafId, leafDepth: labels.leafDepth };
 }

@@ -131,8 +131,16 @@ function migrateV2Line(entry: Record<string, unknown>): void {
 		message.role = "custom";
 }
 
+export interface ParseOptions {
+	/** Overrides the header's session id. */
+	sessionId?: string;
+	/** Who imports the file: the author of every row (a pi file names no writer). Default null. */
+	author?: string | null;
+}
+
 /** Parse, migrate and check a file line by line; the first bad line is the one reported. */
-export function parseSessionFile(text: string, options: { sessionId?: string } = {}): ParsedSessionFile {
+export function parseSessionFile(text: string, options: ParseOptions = {}): ParsedSessionFile {
+	const author = options.author ?? null;
 	let file: { header: SessionHeader; version: number } | undefined;
 	const lines: Record<string, unknown>[] = [];
 	const seen = new Map<string, { line: number; entry: Entry; depth: number }>();
@@ -206,7 +214,7 @@ export function parseSessionFile(text: string, options: { sessionId?: string } =
 		}
 		const depth = parent ? parent.depth + 1 : 0;
 		seen.set(entry.id, { line: number, entry, depth });
-		rows.push({ sessionId: file.header.id, seq: rows.length + 1, depth, entry });
+		rows.push({ sessionId: file.header.id, seq: rows.length + 1, depth, author, entry });
 		leafId = leafAfter(entry);
 	}
 	if (!file) throw lineError(1, 'the first line must be a session header {"type":"session", …}');

@@ -35,6 +35,7 @@ import {
 	type SessionStore,
 } from "./store.js";
 import {
+	authorOf,
 	createdNotice,
 	notFoundSession,
 	systemClock,
@@ -256,10 +257,10 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
-		const file = parseSessionFile(
-			jsonl,
-			options.sessionId === undefined ? {} : { sessionId: options.sessionId },
-		);
+		const file = parseSessionFile(jsonl, {
+			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+			author: authorOf(options),
+		});
 		const record = this.insert(importedSessionRecord(ws, file), file.rows);
 		options.onProgress?.(file.rows.length, file.rows.length);
 		return record;
@@ -274,6 +275,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	}
 
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
+		const author = authorOf(input);
 		const source = this.require(ws, sessionId);
 		const newId = forkTargetId(input.newSessionId);
 		if (this.find(ws, newId)) throw sessionExists(newId);
@@ -284,7 +286,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			"entryId",
 		);
 		const path = pathToRoot(start, (id) => source.byId.get(id));
-		const plan = planFork(newId, path, labelsOf(source.log), systemClock);
+		const plan = planFork(newId, path, labelsOf(source.log), systemClock, author);
 		return this.insert(forkedSessionRecord(source.record, newId, plan, systemClock.now()), plan.rows);
 	}
 

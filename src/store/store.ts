@@ -54,7 +54,12 @@ export interface Page<T> {
 	totalCount: number;
 }
 
-export interface AppendOptions {
+/** Who writes: the subject of the caller's token. Absent or null: written without authentication. */
+export interface AuthorOptions {
+	author?: string | null;
+}
+
+export interface AppendOptions extends AuthorOptions {
 	/** Fail with LEAF_CONFLICT (writing nothing) unless the current leaf is this id. */
 	expectedLeafId?: string | null;
 }
@@ -62,7 +67,7 @@ export interface AppendOptions {
 export interface AppendResult {
 	entry: StoredEntry;
 	session: SessionRecord;
-	/** False when the same entry was re-sent and the stored one is returned. */
+	/** False when the same entry was re-sent and the stored one (with its original author) is returned. */
 	created: boolean;
 }
 
@@ -96,13 +101,14 @@ export interface PathQuery {
 	full?: boolean;
 }
 
-export interface ImportOptions {
+export interface ImportOptions extends AuthorOptions {
 	/** Overrides the header's session id. */
 	sessionId?: string;
 	onProgress?: (stored: number, total: number) => void;
 }
 
-export interface ForkInput {
+/** The author is the forker's: copied rows keep their own authors, the label entries a fork appends are the forker's. */
+export interface ForkInput extends AuthorOptions {
 	/** Default: the current leaf. */
 	entryId?: string;
 	newSessionId?: string;
@@ -127,9 +133,15 @@ export interface SessionStore {
 	/** Append a leaf record (and a branch summary when asked); see SEMANTICS "Moving the leaf". */
 	moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult>;
 	/** Append a label entry; an empty or absent label clears. */
-	setLabel(ws: string, sessionId: string, targetId: string, label?: string | null): Promise<AppendResult>;
+	setLabel(
+		ws: string,
+		sessionId: string,
+		targetId: string,
+		label?: string | null,
+		options?: AuthorOptions,
+	): Promise<AppendResult>;
 	/** Append a session_info entry with the trimmed name; empty clears. */
-	renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult>;
+	renameSession(ws: string, sessionId: string, name: string, options?: AuthorOptions): Promise<AppendResult>;
 
 	getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null>;
 	/** Entries by id, for batching; missing ones are absent from the map. */

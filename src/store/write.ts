@@ -16,8 +16,15 @@ import { type DraftEntry, isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
 import { nameAfter } from "../session/tree.js";
-import { validateDraft } from "../session/validate.js";
-import type { AppendOptions, AppendResult, MoveLeafInput, MoveLeafResult, SessionRecord } from "./store.js";
+import { checkText, validateDraft } from "../session/validate.js";
+import type {
+	AppendOptions,
+	AppendResult,
+	AuthorOptions,
+	MoveLeafInput,
+	MoveLeafResult,
+	SessionRecord,
+} from "./store.js";
 
 /** Backend primitives, all running in one transaction that holds the session's lock. */
 export interface SessionWriter {
@@ -61,6 +68,7 @@ export async function writeDrafts(
 		references.length === 0 ? new Map<string, StoredEntry>() : await writer.findEntries(references);
 
 	const [only] = drafts;
+	// The author is not part of "same content" (see sameContent): a retry by anyone returns the stored row.
 	const resent = drafts.length === 1 && only?.id !== undefined ? found.get(only.id) : undefined;
 	if (only && resent) {
 		if (sameContent(resent.entry, only)) return { rows: [], session, replayed: resent };
@@ -81,7 +89,7 @@ export async function writeDrafts(
 		const e = found.get(id);
 		return e && { id, isNode: isNode(e.entry), depth: e.depth };
 	};
-	const plan = planAppend(sessionId, head, drafts, known, clock);
+	const plan = planAppend(sessionId, head, drafts, known, clock, options.author ?? null);
 	let name = session.name;
 	for (const row of plan.rows) name = nameAfter(row.entry, name);
 	const last = plan.rows[plan.rows.length - 1];
@@ -96,6 +104,19 @@ export async function writeDrafts(
 	};
 	await writer.commit(plan.rows, next);
 	return { rows: plan.rows, session: next };
+}
+
+/**
+ * The author a write records, null when absent. It lands in a text column,
+ * which cannot hold U+0000 or half a surrogate pair, and a token's subject
+ * may be any JSON string: refused here with a code rather than by the database.
+ */
+export function authorOf(options: AuthorOptions): string | null {
+	const { author } = options;
+	if (author === undefined || author === null) return null;
+	if (typeof author !== "string") throw invalidInput("author", "must be a string or null");
+	checkText(author, "author");
+	return author;
 }
 
 /** An entry given to appendEntry; leaf records are only written by moveLeaf. */
@@ -174,7 +195,8 @@ export function createdNotice(session: SessionRecord): CommitNotice {
 
 /**
  * The tree writes of the SessionStore interface, each a list of drafts run by
- * the backend's one transactional primitive, `write`.
+ * the backend's one transactional primitive, `write`. Inputs (drafts and
+ * author) are checked here, before the transaction starts.
  */
 export abstract class TreeWrites {
 	protected abstract write(
@@ -190,11 +212,13 @@ export abstract class TreeWrites {
 		draft: DraftEntry,
 		options: AppendOptions = {},
 	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [appendDraft(draft)], options));
+		const drafts = [appendDraft(draft)];
+		return appendResult(await this.write(ws, sessionId, drafts, { ...options, author: authorOf(options) }));
 	}
 
 	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
-		return moveResult(await this.write(ws, sessionId, moveDrafts(input), input));
+		const drafts = moveDrafts(input);
+		return moveResult(await this.write(ws, sessionId, drafts, { ...input, author: authorOf(input) }));
 	}
 
 	async setLabel(
@@ -202,11 +226,19 @@ export abstract class TreeWrites {
 		sessionId: string,
 		targetId: string,
 		label?: string | null,
+		options: AuthorOptions = {},
 	): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [labelDraft(targetId, label)], {}));
+		const drafts = [labelDraft(targetId, label)];
+		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options) }));
 	}
 
-	async renameSession(ws: string, sessionId: string, name: string): Promise<AppendResult> {
-		return appendResult(await this.write(ws, sessionId, [renameDraft(name)], {}));
+	async renameSession(
+		ws: string,
+		sessionId: string,
+		name: string,
+		options: AuthorOptions = {},
+	): Promise<AppendResult> {
+		const drafts = [renameDraft(name)];
+		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options) }));
 	}
 }

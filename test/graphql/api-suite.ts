@@ -46,7 +46,7 @@ const repo = fileURLToPath(new URL("../..", import.meta.url));
 /** The Entry interface and every field each entry type adds to it. */
 const ENTRY = `
 fragment EntryFields on Entry {
-	__typename id entryId seq type parentId depth timestamp label raw
+	__typename id entryId seq type parentId depth timestamp author label raw
 	... on MessageEntry { role message }
 	... on ThinkingLevelChangeEntry { thinkingLevel }
 	... on ModelChangeEntry { provider modelId }
@@ -117,6 +117,7 @@ interface EntryView {
 	parentId: string | null;
 	depth: number;
 	timestamp: string;
+	author: string | null;
 	label: string | null;
 	raw: Record<string, unknown>;
 	[field: string]: unknown;
@@ -743,6 +744,42 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 			expect(byDefault.sessionId).not.toBe(sessionId);
 			expect(byDefault.parentSession).toEqual({ sessionId });
 			expect(ids(byDefault.branch).slice(0, 2)).toEqual(["u1", "a3"]);
+		});
+
+		it("without authentication every write path records no author (null), outside the pi object", async () => {
+			const { sessionId } = await seed();
+			const moved = await move({ sessionId, targetId: "a1", summary: { summary: "Back to a1." } });
+			const labelled = await label({ sessionId, targetId: "u1", label: "start" });
+			const renamed = (
+				await query<{ renameSession: AppendView }>(RENAME, { input: { sessionId, name: "Named" } })
+			).renameSession;
+			const appended = await append(sessionId, { message: userMessage("later") });
+			const written = [
+				moved.leafEntry,
+				moved.summaryEntry as EntryView,
+				labelled.entry,
+				renamed.entry,
+				appended.entry,
+			];
+			expect(written.map((e) => e.author)).toEqual([null, null, null, null, null]);
+			for (const e of written) expect("author" in e.raw).toBe(false);
+			const forkId = uniqueId("fork-authors");
+			await query(FORK, { input: { sessionId, newSessionId: forkId } });
+			const imported = await importFile(fixture("v3-harness.jsonl"), uniqueId("import-authors"));
+			const AUTHORS = `query($id: String!) { session(sessionId: $id) {
+				entryCount entries(first: 500) { edges { node { author raw } } }
+			} }`;
+			for (const id of [sessionId, forkId, imported.sessionId]) {
+				const { session } = await query<{
+					session: {
+						entryCount: number;
+						entries: { edges: Array<{ node: { author: string | null; raw: Record<string, unknown> } }> };
+					};
+				}>(AUTHORS, { id });
+				expect(session.entries.edges).toHaveLength(session.entryCount);
+				expect(new Set(session.entries.edges.map((e) => e.node.author))).toEqual(new Set([null]));
+				for (const { node } of session.entries.edges) expect("author" in node.raw).toBe(false);
+			}
 		});
 
 		it("importSession reads each small fixture (v1, v2, v3 harness) as pi does", async () => {

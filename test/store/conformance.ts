@@ -966,6 +966,160 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		});
 	});
 
+	describe("authors: who wrote each entry", () => {
+		/** Each entry's id and author, in log order. */
+		const authors = (entries: readonly StoredEntry[]) => entries.map((e) => [e.entry.id, e.author]);
+
+		/** The export as pi objects must not know about authors: they are a column, not payload. */
+		function expectNoAuthorIn(jsonl: string) {
+			for (const line of jsonl.trimEnd().split("\n")) expect("author" in JSON.parse(line)).toBe(false);
+		}
+
+		it("every tree write records its author, null when absent, and every read returns it", async () => {
+			const ws = workspace();
+			const s = store();
+			await s.createSession(ws, { sessionId: "s" });
+			const u1 = await s.appendEntry(ws, "s", withId("u1", user("u1")), { author: "alice" });
+			expect(u1.entry.author).toBe("alice");
+			const a1 = await s.appendEntry(ws, "s", withId("a1", assistant("a1")));
+			expect(a1.entry.author).toBeNull();
+			const moved = await s.moveLeaf(ws, "s", {
+				targetId: "u1",
+				summary: { summary: "back to u1" },
+				author: "bob",
+			});
+			expect(moved.leafEntry.author).toBe("bob");
+			expect(moved.summaryEntry?.author).toBe("bob");
+			const bare = await s.moveLeaf(ws, "s", { targetId: "a1" });
+			expect(bare.leafEntry.author).toBeNull();
+			const labelled = await s.setLabel(ws, "s", "u1", "start", { author: "carol" });
+			expect(labelled.entry.author).toBe("carol");
+			const cleared = await s.setLabel(ws, "s", "a1", null);
+			expect(cleared.entry.author).toBeNull();
+			const renamed = await s.renameSession(ws, "s", "named", { author: "dave" });
+			expect(renamed.entry.author).toBe("dave");
+			const unnamed = await s.renameSession(ws, "s", "");
+			expect(unnamed.entry.author).toBeNull();
+
+			const expected = [
+				["u1", "alice"],
+				["a1", null],
+				[moved.leafEntry.entry.id, "bob"],
+				[moved.summaryEntry?.entry.id, "bob"],
+				[bare.leafEntry.entry.id, null],
+				[labelled.entry.entry.id, "carol"],
+				[cleared.entry.entry.id, null],
+				[renamed.entry.entry.id, "dave"],
+				[unnamed.entry.entry.id, null],
+			];
+			const log = await s.listEntries(ws, "s");
+			expect(authors(log)).toEqual(expected);
+			// The pi object is the payload alone.
+			for (const e of log) expect("author" in e.entry).toBe(false);
+			expect(authors(await s.listEntries(ws, "s", { fromEnd: true, limit: 2 }))).toEqual(expected.slice(-2));
+			expect((await s.getEntry(ws, "s", "u1"))?.author).toBe("alice");
+			const byId = await s.getEntries(ws, "s", ["u1", "a1"]);
+			expect([byId.get("u1")?.author, byId.get("a1")?.author]).toEqual(["alice", null]);
+			expect(authors((await s.children(ws, "s", ["u1"])).get("u1") ?? [])).toEqual([
+				["a1", null],
+				[moved.summaryEntry?.entry.id, "bob"],
+			]);
+			expect(authors(await s.activePath(ws, "s", { full: true }))).toEqual([
+				["u1", "alice"],
+				["a1", null],
+				[labelled.entry.entry.id, "carol"],
+				[cleared.entry.entry.id, null],
+				[renamed.entry.entry.id, "dave"],
+				[unnamed.entry.entry.id, null],
+			]);
+			expect(authors(await s.tips(ws, "s"))).toEqual([
+				[moved.summaryEntry?.entry.id, "bob"],
+				[unnamed.entry.entry.id, null],
+			]);
+			// The second instance replaces the first on PGlite: store() from here on.
+			await backend.withSecondInstance(async (second) => {
+				expect(await second.listEntries(ws, "s")).toEqual(log);
+			});
+			expectNoAuthorIn(await store().exportSession(ws, "s"));
+		});
+
+		it("a re-sent entry keeps its original author, whoever re-sends it", async () => {
+			const ws = workspace();
+			await store().createSession(ws, { sessionId: "s" });
+			const first = await store().appendEntry(ws, "s", withId("e1", user("once")), { author: "alice" });
+			const bySomeoneElse = await store().appendEntry(ws, "s", withId("e1", user("once")), {
+				author: "mallory",
+			});
+			expect(bySomeoneElse.created).toBe(false);
+			expect(bySomeoneElse.entry).toEqual(first.entry);
+			expect(bySomeoneElse.entry.author).toBe("alice");
+			const anonymously = await store().appendEntry(ws, "s", withId("e1", user("once")));
+			expect(anonymously.created).toBe(false);
+			expect(anonymously.entry.author).toBe("alice");
+			expect(authors(await store().listEntries(ws, "s"))).toEqual([["e1", "alice"]]);
+		});
+
+		it("an import's rows are the importer's; the export is byte for byte the one without authors", async () => {
+			// The same file under the same session id in two workspaces: v1 entry ids derive from the session id.
+			const ws = workspace();
+			const anonymousWs = workspace();
+			for (const file of ["v1.jsonl", "v2.jsonl", "v3-harness.jsonl"]) {
+				const text = fixture(file);
+				const mine = await store().importSession(ws, text, { author: "importer" });
+				const anonymous = await store().importSession(anonymousWs, text);
+				const log = await store().listEntries(ws, mine.sessionId);
+				expect(log.length).toBe(text.trim().split("\n").length - 1);
+				expect(new Set(log.map((e) => e.author))).toEqual(new Set(["importer"]));
+				const anonymousLog = await store().listEntries(anonymousWs, anonymous.sessionId);
+				expect(new Set(anonymousLog.map((e) => e.author))).toEqual(new Set([null]));
+				const exported = await store().exportSession(ws, mine.sessionId);
+				expect(exported).toBe(await store().exportSession(anonymousWs, anonymous.sessionId));
+				expectNoAuthorIn(exported);
+			}
+		});
+
+		it("an author no text column can hold is INVALID_INPUT naming author, and writes nothing", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			const before = await snapshot(ws, sessionId);
+			for (const author of ["nul \u0000 byte", "half \ud800 pair", 5 as unknown as string]) {
+				const writes = [
+					store().appendEntry(ws, sessionId, user("x"), { author }),
+					store().moveLeaf(ws, sessionId, { targetId: "u1", author }),
+					store().setLabel(ws, sessionId, "u1", "x", { author }),
+					store().renameSession(ws, sessionId, "x", { author }),
+					store().importSession(ws, fixture("v2.jsonl"), { sessionId: "imported", author }),
+					store().forkSession(ws, sessionId, { newSessionId: "forked", author }),
+				];
+				for (const write of writes) await rejectsWithCode(write, "INVALID_INPUT", "author");
+			}
+			expect(await snapshot(ws, sessionId)).toEqual(before);
+			expect((await store().listSessions(ws, {})).totalCount).toBe(1);
+		});
+
+		it("a fork keeps the authors of the copied path; the labels it appends are the forker's", async () => {
+			const ws = workspace();
+			const s = store();
+			await s.createSession(ws, { sessionId: "src" });
+			await s.appendEntry(ws, "src", withId("u1", user("u1")), { author: "alice" });
+			await s.appendEntry(ws, "src", withId("a1", assistant("a1")), { author: "bob" });
+			await s.moveLeaf(ws, "src", { targetId: "u1", author: "carol" });
+			await s.appendEntry(ws, "src", withId("a3", assistant("a3")));
+			await s.setLabel(ws, "src", "u1", "start", { author: "dave" });
+			const fork = await s.forkSession(ws, "src", { entryId: "a3", newSessionId: "f", author: "erin" });
+			const log = await s.listEntries(ws, "f");
+			expect(authors(log)).toEqual([
+				["u1", "alice"],
+				["a3", null],
+				[fork.leafId, "erin"],
+			]);
+			expect(log[2]?.entry).toMatchObject({ type: "label", targetId: "u1", label: "start" });
+			await s.forkSession(ws, "src", { entryId: "a3", newSessionId: "g" });
+			expect((await s.listEntries(ws, "g")).map((e) => e.author)).toEqual(["alice", null, null]);
+			expectNoAuthorIn(await s.exportSession(ws, "f"));
+		});
+	});
+
 	describe("context equals pi's buildSessionContext on random trees", () => {
 		it("holds for random sequences of appends, moves, summaries, compactions and labels", async () => {
 			await randomTreeProperty(() => store(), workspace, backend.name === "memory" ? 300 : 200);

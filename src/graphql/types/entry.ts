@@ -60,6 +60,11 @@ EntryRef.implement({
 			description: "Distance from the root: a root entry has depth 0.",
 			resolve: (e) => e.depth,
 		}),
+		author: t.string({
+			nullable: true,
+			description: "Subject of the token that wrote this entry; null when written without authentication.",
+			resolve: (e) => e.author,
+		}),
 		label: t.string({
 			description: "Current label of this entry, if any.",
 			nullable: true,
@@ -331,13 +336,13 @@ builder.mutationField("appendEntry", (t) =>
 		type: AppendEntryPayloadRef,
 		description: "Append one entry as a child of the current leaf; the leaf becomes the new entry.",
 		args: { input: t.arg({ type: AppendEntryInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) => {
+		resolve: (_, { input }, { store, workspaceId, identity }) => {
 			const draft = draftOf(input.entry);
 			return store.appendEntry(
 				workspaceId,
 				input.sessionId,
 				present(input.entryId) ? { ...draft, id: input.entryId } : draft,
-				expectation(input.expectedLeafId),
+				{ ...expectation(input.expectedLeafId), author: identity.subject },
 			);
 		},
 	}),
@@ -373,7 +378,7 @@ builder.mutationField("moveLeaf", (t) =>
 		description:
 			"Move the leaf pointer by appending a leaf record; with a summary, also append a branch_summary under the target, which becomes the leaf.",
 		args: { input: t.arg({ type: MoveLeafInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) => {
+		resolve: (_, { input }, { store, workspaceId, identity }) => {
 			if (input.targetId === undefined) {
 				throw invalidInput("targetId", "is required: an entry id, or null to move before the first entry");
 			}
@@ -383,6 +388,7 @@ builder.mutationField("moveLeaf", (t) =>
 					? { summary: { summary: input.summary.summary, ...withOptional("details", input.summary.details) } }
 					: {}),
 				...expectation(input.expectedLeafId),
+				author: identity.subject,
 			});
 		},
 	}),
@@ -401,7 +407,9 @@ builder.mutationField("setLabel", (t) =>
 		type: AppendEntryPayloadRef,
 		description: "Label an entry (or clear its label) by appending a label entry.",
 		args: { input: t.arg({ type: SetLabelInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) =>
-			store.setLabel(workspaceId, input.sessionId, input.targetId, input.label ?? null),
+		resolve: (_, { input }, { store, workspaceId, identity }) =>
+			store.setLabel(workspaceId, input.sessionId, input.targetId, input.label ?? null, {
+				author: identity.subject,
+			}),
 	}),
 );

@@ -94,6 +94,12 @@ const LeafMovedRef = builder.objectRef<StoredEntry>("LeafMoved").implement({
 			resolve: (e) => e.entry.parentId,
 		}),
 		toId: t.string({ nullable: true, description: "The move's target.", resolve: (e) => leafAfter(e.entry) }),
+		author: t.string({
+			nullable: true,
+			description:
+				"Who moved the leaf: subject of the token that wrote the leaf record; null when written without authentication.",
+			resolve: (e) => e.author,
+		}),
 		leafId: t.string({
 			nullable: true,
 			description: "The session's leaf pointer after the move.",

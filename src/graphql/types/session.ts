@@ -249,19 +249,20 @@ builder.mutationFields((t) => ({
 		type: AppendEntryPayloadRef,
 		description: "Name the session by appending a session_info entry (trimmed; empty clears).",
 		args: { input: t.arg({ type: RenameSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) =>
-			store.renameSession(workspaceId, input.sessionId, input.name),
+		resolve: (_, { input }, { store, workspaceId, identity }) =>
+			store.renameSession(workspaceId, input.sessionId, input.name, { author: identity.subject }),
 	}),
 	forkSession: t.field({
 		type: SessionRef,
 		description: "Copy the path root -> entry into a new session whose parent is this one.",
 		complexity: 100,
 		args: { input: t.arg({ type: ForkSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) => {
+		resolve: (_, { input }, { store, workspaceId, identity }) => {
 			const { entryId, newSessionId } = given(input);
 			return store.forkSession(workspaceId, input.sessionId, {
 				...(entryId === undefined ? {} : { entryId }),
 				...(newSessionId === undefined ? {} : { newSessionId }),
+				author: identity.subject,
 			});
 		},
 	}),
@@ -270,11 +271,10 @@ builder.mutationFields((t) => ({
 		description: "Import a pi session file of any version (1-3); it is migrated to version 3.",
 		complexity: 100,
 		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) =>
-			store.importSession(
-				workspaceId,
-				input.jsonl,
-				input.sessionId == null ? {} : { sessionId: input.sessionId },
-			),
+		resolve: (_, { input }, { store, workspaceId, identity }) =>
+			store.importSession(workspaceId, input.jsonl, {
+				...(input.sessionId == null ? {} : { sessionId: input.sessionId }),
+				author: identity.subject,
+			}),
 	}),
 }));

@@ -53,6 +53,11 @@ export const entries = pgTable(
 		type: text("type").notNull(),
 		timestamp: timestamp("timestamp", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
 		depth: integer("depth").notNull(),
+		/**
+		 * Subject of the token that wrote the row; null without authentication.
+		 * A column beside the payload, so the pi object (and an export) never holds it.
+		 */
+		author: text("author"),
 		/** The type's own fields, unknown fields kept. */
 		payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
 	},

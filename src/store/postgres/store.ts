@@ -42,6 +42,7 @@ import {
 	type SessionStore,
 } from "../store.js";
 import {
+	authorOf,
 	createdNotice,
 	notFoundSession,
 	systemClock,
@@ -68,7 +69,7 @@ const SETTINGS_TYPES = sql.raw(`('thinking_level_change', 'model_change', 'activ
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const ENTRY_COLUMNS = sql.raw(
-	`e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, e.payload, ${iso("e.timestamp")} as ts`,
+	`e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, e.author, e.payload, ${iso("e.timestamp")} as ts`,
 );
 
 const SESSION_COLUMNS = sql.raw(
@@ -83,6 +84,7 @@ interface EntryRow {
 	parent_id: string | null;
 	type: EntryType;
 	depth: number;
+	author: string | null;
 	payload: Record<string, unknown> | string;
 	ts: string;
 }
@@ -110,6 +112,7 @@ function toStored(row: EntryRow): StoredEntry {
 		sessionId: row.session_id,
 		seq: Number(row.seq),
 		depth: Number(row.depth),
+		author: row.author,
 		entry: assembleEntry(row.type, row.id, row.parent_id, row.ts, json(row.payload)),
 	};
 }
@@ -161,12 +164,13 @@ function insertEntries(ws: string, rows: readonly StoredEntry[]): SQL {
 		type: r.entry.type,
 		ts: r.entry.timestamp,
 		depth: r.depth,
+		author: r.author,
 		payload: ownFields(r.entry),
 	}));
-	return sql`insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, payload)
-		select ${ws}, r.session_id, r.seq, r.id, r.parent_id, r.type, r.ts::timestamptz, r.depth, r.payload
+	return sql`insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, author, payload)
+		select ${ws}, r.session_id, r.seq, r.id, r.parent_id, r.type, r.ts::timestamptz, r.depth, r.author, r.payload
 		from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
-			as r(session_id text, seq int, id text, parent_id text, type text, ts text, depth int, payload jsonb)`;
+			as r(session_id text, seq int, id text, parent_id text, type text, ts text, depth int, author text, payload jsonb)`;
 }
 
 /** The session row of a new session; ALREADY_EXISTS when the workspace has that id. */
@@ -538,7 +542,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 				from walk w join entries p on p.workspace_id = ${ws} and p.session_id = ${sessionId} and p.id = w.parent_id
 				${mode === "bounded" ? sql`where not w.done` : sql``}
 			)
-			select e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, walk.beyond,
+			select e.session_id, e.seq, e.id, e.parent_id, e.type, e.depth, e.author, walk.beyond,
 				${sql.raw(iso("e.timestamp"))} as ts,
 				${
 					mode === "context"
@@ -588,10 +592,10 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
-		const file = parseSessionFile(
-			jsonl,
-			options.sessionId === undefined ? {} : { sessionId: options.sessionId },
-		);
+		const file = parseSessionFile(jsonl, {
+			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+			author: authorOf(options),
+		});
 		const record = importedSessionRecord(ws, file);
 		await this.db.transaction(async (tx) => {
 			await this.bulkTimeout(tx);
@@ -618,6 +622,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
 		const newId = forkTargetId(input.newSessionId);
+		const author = authorOf(input);
 		const forked = await this.db.transaction(async (tx) => {
 			await this.bulkTimeout(tx);
 			const source = await this.getSessionWith(tx, ws, sessionId, "for share");
@@ -641,7 +646,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 				sessionId,
 				path.map((e) => e.entry.id),
 			);
-			const plan = planFork(newId, path, labels, systemClock);
+			const plan = planFork(newId, path, labels, systemClock, author);
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
 			await insertSession(tx, record);
 			for (let i = 0; i < plan.rows.length; i += IMPORT_BATCH) {
