@@ -2,7 +2,9 @@
  * Environment → typed configuration, with errors that say which variable is
  * wrong and what it should look like.
  */
+import { type AuthConfig, authConfig } from "./auth/config.js";
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./session/limits.js";
+import { DEFAULT_WORKSPACE } from "./store/store.js";
 
 export type StoreConfig =
 	| { backend: "memory" }
@@ -22,6 +24,8 @@ export interface Config {
 	corsOrigins: readonly string[];
 	/** Schema introspection (codegen and GraphiQL need it). */
 	introspection: boolean;
+	/** How callers are authenticated (AUTH_*; see auth/config.ts). */
+	auth: AuthConfig;
 }
 
 /**
@@ -208,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		input: inputLimitsConfig(env),
 		corsOrigins: corsOrigins(env),
 		introspection: flag(env, "INTROSPECTION", true),
+		auth: authConfig(env, { production: env.NODE_ENV === "production", defaultWorkspace: DEFAULT_WORKSPACE }),
 	};
 }
 

@@ -2,6 +2,8 @@
  * Entry point: read the configuration, open the store (applying
  * migrations), serve GraphQL, and shut down cleanly on SIGTERM/SIGINT.
  */
+import { AuthConfigError } from "./auth/config.js";
+import { createAuthenticator } from "./auth/verify.js";
 import { ConfigError, describeStore, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { serve } from "./server.js";
@@ -12,6 +14,8 @@ async function main(): Promise<void> {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
 	configureInputLimits(config.input);
+	const authenticator = createAuthenticator(config.auth);
+	if (config.auth.warning) logger.warn(config.auth.warning);
 	const started = performance.now();
 	logger.info("opening store", { backend: config.store.backend, where: describeStore(config.store) });
 	const services = await openServices(config.store, logger, {
@@ -29,12 +33,17 @@ async function main(): Promise<void> {
 		limits: config.limits,
 		corsOrigins: config.corsOrigins,
 		introspection: config.introspection,
+		authenticate: (authorization) => authenticator.authenticate(authorization),
 	});
 	logger.info("ready", {
 		url: running.url,
 		subscriptions: `SSE on ${running.url}, graphql-ws on ${running.wsUrl}`,
 		events: services.bus.kind === "postgres" ? "LISTEN/NOTIFY" : "in-process",
 		graphiql: config.development ? running.url : "off (NODE_ENV=production)",
+		auth:
+			config.auth.mode === "none"
+				? "none"
+				: `jwt (${[config.auth.secret && "HS256 secret", config.auth.jwksUrl && `JWKS ${config.auth.jwksUrl.origin}`].filter(Boolean).join(", ")})`,
 		ms: Math.round(performance.now() - started),
 	});
 
@@ -56,7 +65,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-	if (error instanceof ConfigError) {
+	if (error instanceof ConfigError || error instanceof AuthConfigError) {
 		process.stderr.write(`configuration error: ${error.message}\n`);
 		process.exit(2);
 	}

@@ -13,12 +13,16 @@ import type { Identity } from "../auth/identity.js";
 import { isSessionError } from "../session/errors.js";
 
 /** Turns an `Authorization` value (`Bearer <token>`, or nothing) into the caller's identity, or UNAUTHENTICATED. */
-export type Authenticate = (authorization: string | null | undefined) => Promise<Identity>;
+export type Authenticate = (authorization: unknown) => Promise<Identity>;
 
 export async function requestIdentity(authenticate: Authenticate, request: Request): Promise<Identity> {
 	try {
 		return await authenticate(request.headers.get("authorization"));
 	} catch (error) {
+		// The signing keys could not be fetched (AUTH_JWKS_URL): not the token's fault, retry later.
+		if (isSessionError(error, "UNAVAILABLE")) {
+			throw createGraphQLError(error.message, { extensions: { code: "UNAVAILABLE", http: { status: 503 } } });
+		}
 		if (!isSessionError(error, "UNAUTHENTICATED")) throw error;
 		throw createGraphQLError(error.message, {
 			extensions: {

@@ -50,6 +50,8 @@ export type TransportName = "sse" | "ws";
 export interface Endpoint {
 	url: string;
 	wsUrl: string;
+	/** Sent as the `Authorization` header (SSE) or `connectionParams.authorization` (WebSocket). */
+	authorization?: string;
 }
 
 export interface Transport {
@@ -78,7 +80,11 @@ export function sseSubscribe<T = Record<string, unknown>>(
 	const abort = new AbortController();
 	const responding = fetch(endpoint.url, {
 		method: "POST",
-		headers: { "content-type": "application/json", accept: "text/event-stream" },
+		headers: {
+			"content-type": "application/json",
+			accept: "text/event-stream",
+			...(endpoint.authorization ? { authorization: endpoint.authorization } : {}),
+		},
 		body: JSON.stringify({ query, variables }),
 		signal: abort.signal,
 	});
@@ -191,6 +197,7 @@ export function wsSubscribe<T = Record<string, unknown>>(
 	const client = createClient({
 		url: endpoint.wsUrl,
 		webSocketImpl: TrackedWebSocket,
+		...(endpoint.authorization ? { connectionParams: { authorization: endpoint.authorization } } : {}),
 		retryAttempts: 0,
 		lazy: true,
 		lazyCloseTimeout: 0,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, type ServerLimits, type StoreConfig } from "../../src/config.js";
+import type { Authenticate } from "../../src/app/authentication.js";
 import { silentLogger } from "../../src/logger.js";
 import { type RunningServer, serve } from "../../src/server.js";
 import { openServices, type ServiceOptions, type Services } from "../../src/services.js";
@@ -48,6 +49,10 @@ export interface StartOptions extends ServiceOptions {
 	development?: boolean;
 	corsOrigins?: string[];
 	introspection?: boolean;
+	/** Who is calling (default: anonymous in the default workspace). */
+	authenticate?: Authenticate;
+	/** Headers sent with every `request` (e.g. an authorization). */
+	headers?: Record<string, string>;
 }
 
 export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
@@ -79,6 +84,7 @@ export async function startTestServer(backend: BackendName, options: StartOption
 		limits: { ...DEFAULT_LIMITS, ...options.limits },
 		...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
 		...(options.introspection === undefined ? {} : { introspection: options.introspection }),
+		...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
 		...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
 	});
 	return {
@@ -93,6 +99,7 @@ export async function startTestServer(backend: BackendName, options: StartOption
 				headers: {
 					"content-type": "application/json",
 					accept: "application/graphql-response+json, application/json",
+					...options.headers,
 				},
 				body: JSON.stringify({ query, variables }),
 			});

@@ -1,0 +1,6 @@
+import { describe } from "vitest";
+import { isolationSuite } from "./isolation-suite.js";
+
+describe("workspace isolation and authentication: postgres", () => {
+	isolationSuite("postgres");
+});
