@@ -14,6 +14,7 @@ import {
 	jwtVerify,
 } from "jose";
 import { SessionError } from "../session/errors.js";
+import { isStorableText, MAX_ID_LENGTH } from "../session/validate.js";
 import { type AuthConfig, AuthConfigError, JWKS_ALGORITHMS, SECRET_ALGORITHMS } from "./config.js";
 import { anonymousIdentity, type Identity, SCOPES, type Scope } from "./identity.js";
 
@@ -205,10 +206,17 @@ function identityOf(payload: JWTPayload, workspaceClaim: string): Identity {
 	if (typeof workspace !== "string" || workspace.trim() === "") {
 		throw unauthenticated(`the token's ${workspaceClaim} claim is not a non-empty string`);
 	}
+	// Stored with every session and entry: text every backend can hold, of an id's length.
+	if (workspace.length > MAX_ID_LENGTH || !isStorableText(workspace)) {
+		throw unauthenticated(`the token's ${workspaceClaim} claim is not a usable workspace id`);
+	}
 	const subject = payload.sub;
 	if (subject === undefined) throw unauthenticated("the token has no subject (sub) claim");
 	if (typeof subject !== "string" || subject.trim() === "") {
 		throw unauthenticated("the token's subject (sub) claim is not a non-empty string");
+	}
+	if (subject.length > MAX_ID_LENGTH || !isStorableText(subject)) {
+		throw unauthenticated("the token's subject (sub) claim is not a usable author id");
 	}
 	const scope = payload.scope;
 	if (scope !== undefined && typeof scope !== "string") {

@@ -102,11 +102,12 @@ export const PLACEMENT_FIELDS = ["type", "id", "parentId", "timestamp"] as const
 
 /** An entry's own fields (everything but type, id, parentId, timestamp). */
 export function ownFields(entry: Entry | DraftEntry): Record<string, unknown> {
-	const own: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(entry)) {
-		if (!(PLACEMENT_FIELDS as readonly string[]).includes(key) && value !== undefined) own[key] = value;
-	}
-	return own;
+	// fromEntries defines properties: a field named "__proto__" stays a field (assignment would set the prototype).
+	return Object.fromEntries(
+		Object.entries(entry).filter(
+			([key, value]) => !(PLACEMENT_FIELDS as readonly string[]).includes(key) && value !== undefined,
+		),
+	);
 }
 
 /** Rebuild a pi entry from its placement and own fields, in pi's key order. */

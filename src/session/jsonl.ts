@@ -67,7 +67,14 @@ function readHeader(
 	}
 	const version = h.version ?? 1;
 	if (version !== 1 && version !== 2 && version !== 3) {
-		throw lineError(number, `version ${JSON.stringify(version)} is not supported (1, 2 or 3)`, "version");
+		// Described, not quoted: the value may be anything, nested too deep to print.
+		const shown =
+			typeof version === "number"
+				? String(version)
+				: Array.isArray(version)
+					? "an array"
+					: `a ${typeof version}`;
+		throw lineError(number, `version ${shown} is not supported (1, 2 or 3)`, "version");
 	}
 	if (typeof h.id !== "string" || h.id.length === 0)
 		throw lineError(number, "id must be a non-empty string", "id");
@@ -84,8 +91,7 @@ function readHeader(
 		if (typeof h.parentSession === "string") checkText(h.parentSession, "parentSession");
 		// Header strings land in text and jsonb columns, which cannot hold U+0000 either.
 		checkJsonValue(h, "header", inputLimits.headerBytes);
-		const extra: Record<string, unknown> = {};
-		for (const [key, value] of Object.entries(h)) if (!HEADER_FIELDS.has(key)) extra[key] = value;
+		const extra = Object.fromEntries(Object.entries(h).filter(([key]) => !HEADER_FIELDS.has(key)));
 		return {
 			version,
 			header: {

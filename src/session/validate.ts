@@ -48,10 +48,17 @@ function optionalBoolean(obj: Json, name: string, at: string): void {
 export function validateEntryId(value: unknown, at: string): string {
 	if (typeof value !== "string" || value.length === 0) throw invalidInput(at, "must be a non-empty string");
 	if (value.length > MAX_ID_LENGTH) throw invalidInput(at, `must be at most ${MAX_ID_LENGTH} characters`);
+	// Ids are stored in text columns too: the same characters as any stored string.
+	checkJsonValue(value, at);
 	return value;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text every backend can hold and look up: no U+0000, no lone surrogate (Postgres text cannot hold them). */
+export function isStorableText(value: string): boolean {
+	return !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+}
 
 /** UTF-8 bytes of a JSON scalar as it is written (close enough for a limit: quotes and escapes aside). */
 function scalarBytes(value: unknown): number {

@@ -16,7 +16,7 @@ import { type DraftEntry, isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
 import { nameAfter } from "../session/tree.js";
-import { checkText, validateDraft } from "../session/validate.js";
+import { checkJsonValue, checkText, isStorableText, validateDraft } from "../session/validate.js";
 import type {
 	AppendOptions,
 	AppendResult,
@@ -59,6 +59,8 @@ export async function writeDrafts(
 	options: AppendOptions,
 	clock: PlanClock = systemClock,
 ): Promise<WriteOutcome> {
+	// No session can have an id Postgres cannot hold: it is not found, on every backend alike.
+	if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
 	const session = await writer.lockSession();
 	if (!session) throw notFoundSession(sessionId);
 	const head = { leafId: session.leafId, leafDepth: session.leafDepth, lastSeq: session.lastSeq };
@@ -133,6 +135,7 @@ function moveDrafts(input: MoveLeafInput): DraftEntry[] {
 	if (targetId !== null && (typeof targetId !== "string" || targetId.length === 0)) {
 		throw invalidInput("targetId", "must be a non-empty string or null");
 	}
+	if (targetId !== null) checkJsonValue(targetId, "targetId");
 	const drafts = [{ type: "leaf", targetId } as DraftEntry];
 	if (summary) {
 		const branchSummary = {

@@ -178,6 +178,17 @@ describe("HS256 with AUTH_JWT_SECRET", () => {
 		);
 	});
 
+	it("refuses a workspace or subject no store can hold (U+0000, a lone surrogate, longer than an id)", async () => {
+		for (const bad of ["team\u0000a", "team\udc00", "w".repeat(257)]) {
+			await refused(
+				authenticate,
+				`Bearer ${await hs256(claims({ workspace: bad }))}`,
+				/not a usable workspace id/,
+			);
+			await refused(authenticate, `Bearer ${await hs256(claims({ sub: bad }))}`, /not a usable author id/);
+		}
+	});
+
 	it("reads the workspace from the configured claim only", async () => {
 		const claim = "https://example.com/workspace";
 		const custom = createAuthenticator(config({ AUTH_JWT_SECRET: SECRET, AUTH_WORKSPACE_CLAIM: claim }));

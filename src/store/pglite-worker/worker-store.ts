@@ -27,6 +27,15 @@ import type { OpenOptions } from "../postgres/open.js";
 import type { ImportOptions, SessionStore } from "../store.js";
 import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
 
+/** The argument a write names when its input is too deep to send, as the in-thread validation names it. */
+const DEEP_INPUT_FIELD: Partial<Record<Method, string>> = {
+	appendEntry: "entry",
+	moveLeaf: "summary",
+	setLabel: "label",
+	renameSession: "name",
+	importSession: "jsonl",
+};
+
 /** Plain JavaScript that loads tsx and then worker.ts (see bootstrap.mjs). */
 const BOOTSTRAP = new URL("./bootstrap.mjs", import.meta.url);
 
@@ -212,7 +221,7 @@ export class WorkerStore implements SessionStore {
 					new SessionError(
 						"INVALID_INPUT",
 						`${method}: the input cannot be sent to the store: it nests deeper than ${inputLimits.jsonDepth} levels (${(error as Error).message})`,
-						{ field: method === "importSession" ? "jsonl" : "entry" },
+						{ field: DEEP_INPUT_FIELD[method] ?? "input" },
 					),
 				);
 			}

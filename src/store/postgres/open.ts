@@ -17,7 +17,7 @@ import type { CommitAnnouncer } from "../../events/notice.js";
 import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
-import { reconnectDelay, codingDatabaseErrors } from "./unavailable.js";
+import { codingDatabaseErrors, reconnectDelay } from "./unavailable.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
 

@@ -20,6 +20,7 @@ import {
 import { invalidInput, SessionError } from "../../session/errors.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import { isStorableText } from "../../session/validate.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
 	forkedSessionRecord,
@@ -188,7 +189,7 @@ async function insertSession(db: Db, record: SessionRecord): Promise<void> {
  * size limit (one parameter per value stops at 65,535) and one statement text.
  */
 const list = (values: readonly string[]) =>
-	sql`(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+	sql`(select jsonb_array_elements_text(${JSON.stringify(values.filter(isStorableText))}::jsonb))`;
 
 async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
 	const result = (await db.execute(query)) as unknown;
@@ -197,6 +198,7 @@ async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
 
 /** The stored depth of one entry; null when the session has no such entry. */
 async function entryDepth(db: Db, ws: string, sessionId: string, entryId: string): Promise<number | null> {
+	if (!isStorableText(entryId)) return null;
 	const { entries } = schema;
 	const [row] = await db
 		.select({ depth: entries.depth })
@@ -297,6 +299,11 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return this.analyzing;
 	}
 
+	/** An id Postgres cannot hold names no session: NOT_FOUND before any statement (which would fail on it). */
+	private storable(sessionId: string): void {
+		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+	}
+
 	/** Empty results are ambiguous; this tells a missing session apart. */
 	private async requireSession(ws: string, sessionId: string, db: Db = this.db): Promise<SessionRecord> {
 		const found = await this.getSessionWith(db, ws, sessionId, "");
@@ -305,6 +312,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	private async getSessionWith(db: Db, ws: string, sessionId: string, lock: "" | "for update" | "for share") {
+		// Postgres cannot even compare with such an id (U+0000 fails, a lone surrogate becomes U+FFFD): no session has it.
+		if (!isStorableText(sessionId)) return null;
 		const [row] = await rowsOf<SessionRow>(
 			db,
 			sql`select ${SESSION_COLUMNS} from sessions s where s.id = ${sessionId} and s.workspace_id = ${ws} ${sql.raw(lock)}`,
@@ -408,6 +417,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		sessionId: string,
 		entryIds: readonly string[],
 	): Promise<Map<string, StoredEntry>> {
+		this.storable(sessionId);
 		const ids = [...new Set(entryIds)];
 		const rows =
 			ids.length === 0
@@ -421,6 +431,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
+		this.storable(sessionId);
 		const { afterSeq = 0, beforeSeq, limit, types, fromEnd = false } = query;
 		if (types && types.length === 0) {
 			await this.requireSession(ws, sessionId);
@@ -443,6 +454,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
+		this.storable(sessionId);
 		if (!types) return (await this.requireSession(ws, sessionId)).entryCount;
 		if (types.length === 0) return 0;
 		const [row] = await rowsOf<{ n: number }>(
@@ -459,6 +471,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		sessionId: string,
 		entryIds: readonly string[],
 	): Promise<Map<string, StoredEntry[]>> {
+		this.storable(sessionId);
 		const result = new Map<string, StoredEntry[]>(entryIds.map((id) => [id, []]));
 		if (entryIds.length === 0) return result;
 		const rows = await rowsOf<EntryRow>(
@@ -490,6 +503,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>> {
+		this.storable(sessionId);
 		if (entryIds.length === 0) return new Map();
 		const { labels, empty } = await this.labelEntries(this.db, ws, sessionId, [...new Set(entryIds)]);
 		if (empty) await this.requireSession(ws, sessionId);
@@ -497,6 +511,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async tips(ws: string, sessionId: string): Promise<StoredEntry[]> {
+		this.storable(sessionId);
 		const rows = await rowsOf<EntryRow>(
 			this.db,
 			sql`select ${ENTRY_COLUMNS} from entries e
@@ -521,6 +536,13 @@ export class PgStore extends TreeWrites implements SessionStore {
 		fromId: string | null | undefined,
 		mode: "full" | "bounded" | "context",
 	) {
+		this.storable(sessionId);
+		if (fromId !== undefined && fromId !== null && !isStorableText(fromId)) {
+			await this.requireSession(ws, sessionId, db);
+			throw new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${sessionId}`, {
+				field: "fromId",
+			});
+		}
 		const start = fromId ?? null;
 		const rows = await rowsOf<EntryRow & { beyond: boolean }>(
 			db,
