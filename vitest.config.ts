@@ -17,5 +17,7 @@ export default defineConfig({
 		testTimeout: 30_000,
 		hookTimeout: 60_000,
 		pool: "forks",
+		// Both cores: the suite is mostly waiting on databases, servers and child processes.
+		maxWorkers: 2,
 	},
 });
