@@ -385,6 +385,41 @@ export function isolationSuite(backend: BackendName) {
 		});
 
 		for (const via of ["sse", "ws"] as const) {
+			it(`tells ${via} viewers who appended and who moved the leaf`, async () => {
+				const own = uniqueId("a-authors");
+				await okAs(alice, `mutation { createSession(input: { sessionId: "${own}" }) { sessionId } }`);
+				const query = `subscription { sessionEvents(sessionId: "${own}", afterSeq: 0) {
+					... on EntryAppended { seq entry { author } }
+					... on LeafMoved { seq author leafEntry { author } } } }`;
+				const endpoint = { ...server, authorization: bob.authorization };
+				// Bob watches from another workspace: refused. A second token of team A (another subject) watches.
+				const carol = await caller("carol", "team-a", "read");
+				const client =
+					via === "sse"
+						? sseSubscribe({ ...endpoint, authorization: carol.authorization }, query)
+						: wsSubscribe({ ...endpoint, authorization: carol.authorization }, query);
+				await okAs(
+					alice,
+					`mutation ($m: JSON!) { appendEntry(input: { sessionId: "${own}", entryId: "x1", entry: { message: $m } }) { created } }`,
+					{
+						m: userMessage("hello"),
+					},
+				);
+				await okAs(
+					alice,
+					`mutation { moveLeaf(input: { sessionId: "${own}", targetId: null }) { session { leafId } } }`,
+				);
+				const results = await within(
+					5_000,
+					"both events",
+					collect(client, (_r, all) => all.length === 2),
+				);
+				await client.close();
+				expect(results.map((r) => r.data)).toEqual([
+					{ sessionEvents: { seq: 1, entry: { author: "alice" } } },
+					{ sessionEvents: { seq: 2, author: "alice", leafEntry: { author: "alice" } } },
+				]);
+			});
 			it(`ends a ${via} subscription with UNAUTHENTICATED when its token expires`, async () => {
 				const own = uniqueId("a-expiry");
 				await okAs(alice, `mutation { createSession(input: { sessionId: "${own}" }) { sessionId } }`);
