@@ -391,13 +391,10 @@ export function isolationSuite(backend: BackendName) {
 				const query = `subscription { sessionEvents(sessionId: "${own}", afterSeq: 0) {
 					... on EntryAppended { seq entry { author } }
 					... on LeafMoved { seq author leafEntry { author } } } }`;
-				const endpoint = { ...server, authorization: bob.authorization };
-				// Bob watches from another workspace: refused. A second token of team A (another subject) watches.
+				// Carol, another subject of workspace A with read only, watches Alice write.
 				const carol = await caller("carol", "team-a", "read");
-				const client =
-					via === "sse"
-						? sseSubscribe({ ...endpoint, authorization: carol.authorization }, query)
-						: wsSubscribe({ ...endpoint, authorization: carol.authorization }, query);
+				const endpoint = { ...server, authorization: carol.authorization };
+				const client = via === "sse" ? sseSubscribe(endpoint, query) : wsSubscribe(endpoint, query);
 				await okAs(
 					alice,
 					`mutation ($m: JSON!) { appendEntry(input: { sessionId: "${own}", entryId: "x1", entry: { message: $m } }) { created } }`,
