@@ -8,7 +8,8 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Identity, Scope } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
-import { SessionError } from "../session/errors.js";
+import { isSessionError, SessionError } from "../session/errors.js";
+import { normalizeTimestamp } from "../session/validate.js";
 import type { SessionStore } from "../store/store.js";
 import type { ResultBudget } from "./budget.js";
 import type { Loaders } from "./loaders.js";
@@ -61,13 +62,15 @@ builder.queryType({ authScopes: { read: true } });
 builder.mutationType({ authScopes: { write: true } });
 builder.subscriptionType({ authScopes: { read: true } });
 
+/** The same rule as every stored timestamp (session/validate.ts), normalised to `toISOString()` form. */
 function parseDateTime(value: unknown): string {
-	if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
-		throw new GraphQLError("DateTime must be an ISO-8601 date-time string", {
-			extensions: { code: "INVALID_INPUT" },
-		});
+	try {
+		return normalizeTimestamp(value, "DateTime");
+	} catch (error) {
+		// A GraphQLError keeps its code when graphql-js wraps a scalar's parse error.
+		if (!isSessionError(error)) throw error;
+		throw new GraphQLError(error.message, { extensions: { code: error.code } });
 	}
-	return new Date(value).toISOString();
 }
 
 builder.scalarType("DateTime", {

@@ -12,14 +12,6 @@ export const SessionRef = builder.objectRef<SessionRecord>("Session");
 export const EntryRef = builder.interfaceRef<StoredEntry>("Entry");
 export const SessionContextRef = builder.objectRef<SessionContext>("SessionContext");
 
-export interface PageInfoShape {
-	hasNextPage: boolean;
-	hasPreviousPage: boolean;
-	startCursor: string | null;
-	endCursor: string | null;
-}
-export const PageInfoRef = builder.objectRef<PageInfoShape>("PageInfo");
-
 /** The GraphQL object type of each entry type. */
 export const ENTRY_TYPE_NAMES: Record<EntryType, string> = {
 	message: "MessageEntry",
@@ -40,26 +32,3 @@ export const EntryTypeEnum = builder.enumType("EntryType", {
 		Object.keys(ENTRY_TYPE_NAMES).map((type) => [type.toUpperCase(), { value: type as EntryType }]),
 	) as Record<Uppercase<EntryType>, { value: EntryType }>,
 });
-
-export interface Edge<T> {
-	cursor: string;
-	node: T;
-}
-export interface Connection<T> {
-	edges: Edge<T>[];
-	pageInfo: PageInfoShape;
-	totalCount: number;
-}
-
-export function pageInfo<T>(
-	edges: readonly Edge<T>[],
-	hasNextPage: boolean,
-	hasPreviousPage: boolean,
-): PageInfoShape {
-	return {
-		hasNextPage,
-		hasPreviousPage,
-		startCursor: edges[0]?.cursor ?? null,
-		endCursor: edges[edges.length - 1]?.cursor ?? null,
-	};
-}

@@ -8,16 +8,8 @@ import { invalidInput } from "../../session/errors.js";
 import type { MoveLeafResult, SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
-import {
-	type Connection,
-	type Edge,
-	ENTRY_TYPE_NAMES,
-	EntryRef,
-	EntryTypeEnum,
-	NodeRef,
-	PageInfoRef,
-	SessionRef,
-} from "../refs.js";
+import { connectionType } from "../connection.js";
+import { ENTRY_TYPE_NAMES, EntryRef, EntryTypeEnum, NodeRef, SessionRef } from "../refs.js";
 
 /** A field of the entry's own pi object. */
 const own = <T = string>(e: StoredEntry, name: string): T => e.entry[name] as T;
@@ -196,38 +188,8 @@ export const LeafEntryRef = entryObject(
 	}),
 );
 
-export const EntryEdgeRef = builder.objectRef<Edge<StoredEntry>>("EntryEdge").implement({
-	fields: (t) => ({
-		cursor: t.exposeString("cursor"),
-		node: t.field({ type: EntryRef, resolve: (edge) => edge.node }),
-	}),
-});
-
-export const EntryConnectionRef = builder.objectRef<Connection<StoredEntry>>("EntryConnection").implement({
-	fields: (t) => ({
-		// The connection field already multiplied its selection by the page size.
-		edges: t.field({
-			type: [EntryEdgeRef],
-			complexity: { field: 0, multiplier: 1 },
-			resolve: (c) => c.edges,
-		}),
-		pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-		totalCount: t.exposeInt("totalCount"),
-	}),
-});
-
-/** Append-log cursors name a seq; opaque to clients. */
-export function seqCursor(seq: number): string {
-	return Buffer.from(`seq:${seq}`).toString("base64");
-}
-
-export function decodeSeqCursor(cursor: string, field: string): number {
-	const match = /^seq:(\d{1,10})$/.exec(Buffer.from(cursor, "base64").toString("utf8"));
-	const seq = match ? Number(match[1]) : Number.NaN;
-	// seq is a Postgres integer; anything else did not come from this API.
-	if (!(seq <= 2_147_483_647)) throw invalidInput(field, "is not an entry cursor from this API");
-	return seq;
-}
+/** The append log of a session, cursor-paged (see Session.entries). */
+export const EntryConnectionRef = connectionType("Entry", EntryRef);
 
 // ---- Writes ---------------------------------------------------------------
 

@@ -5,33 +5,33 @@
  */
 import type { StoredEntry } from "../../session/entry.js";
 import { invalidInput } from "../../session/errors.js";
+import { decodeOpaque, encodeOpaque } from "../../store/opaque.js";
 import type { SessionRecord } from "../../store/store.js";
 import { builder } from "../builder.js";
-import { ENTRY_TYPE_NAMES, NodeRef, PageInfoRef } from "../refs.js";
+import { ENTRY_TYPE_NAMES, NodeRef } from "../refs.js";
 
 export type GlobalId =
 	| { kind: "Session"; sessionId: string }
 	| { kind: "Entry"; sessionId: string; entryId: string };
 
+// Standard base64 of a JSON array, as first issued (session cursors use base64url).
 export function sessionGlobalId(sessionId: string): string {
-	return Buffer.from(JSON.stringify(["Session", sessionId])).toString("base64");
+	return encodeOpaque(["Session", sessionId], "base64");
 }
 
 export function entryGlobalId(sessionId: string, entryId: string): string {
-	return Buffer.from(JSON.stringify(["Entry", sessionId, entryId])).toString("base64");
+	return encodeOpaque(["Entry", sessionId, entryId], "base64");
 }
 
 export function decodeGlobalId(id: string): GlobalId {
-	try {
-		const value = JSON.parse(Buffer.from(id, "base64").toString("utf8"));
-		if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
-			const [kind, sessionId, entryId] = value as string[];
-			if (kind === "Session" && sessionId !== undefined && value.length === 2) return { kind, sessionId };
-			if (kind === "Entry" && sessionId !== undefined && entryId !== undefined && value.length === 3) {
-				return { kind, sessionId, entryId };
-			}
+	const value = decodeOpaque(id, "base64");
+	if (value?.every((v) => typeof v === "string")) {
+		const [kind, sessionId, entryId] = value as string[];
+		if (kind === "Session" && sessionId !== undefined && value.length === 2) return { kind, sessionId };
+		if (kind === "Entry" && sessionId !== undefined && entryId !== undefined && value.length === 3) {
+			return { kind, sessionId, entryId };
 		}
-	} catch {}
+	}
 	throw invalidInput("id", "is not a global id from this API");
 }
 
@@ -47,15 +47,6 @@ NodeRef.implement({
 		}),
 	}),
 	resolveType: (value) => (isEntry(value) ? ENTRY_TYPE_NAMES[value.entry.type] : "Session"),
-});
-
-PageInfoRef.implement({
-	fields: (t) => ({
-		hasNextPage: t.exposeBoolean("hasNextPage"),
-		hasPreviousPage: t.exposeBoolean("hasPreviousPage"),
-		startCursor: t.exposeString("startCursor", { nullable: true }),
-		endCursor: t.exposeString("endCursor", { nullable: true }),
-	}),
 });
 
 builder.queryField("node", (t) =>

@@ -2,26 +2,18 @@
  * Sessions: the Session type with its views (append log, branch, context,
  * tips, JSONL), the session queries, and the session-level mutations.
  */
-import type { StoredEntry } from "../../session/entry.js";
-import { invalidInput } from "../../session/errors.js";
-import { DEFAULT_PAGE_SIZE, pageSize } from "../../store/paging.js";
-import type { SessionRecord } from "../../store/store.js";
+import {
+	DEFAULT_ENTRY_PAGE_SIZE,
+	DEFAULT_PAGE_SIZE,
+	entryLogQuery,
+	entryPage,
+	entryWindow,
+} from "../../store/paging.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
-import {
-	type Connection,
-	type Edge,
-	EntryRef,
-	EntryTypeEnum,
-	NodeRef,
-	PageInfoRef,
-	pageInfo,
-	SessionContextRef,
-	SessionRef,
-} from "../refs.js";
-import { AppendEntryPayloadRef, decodeSeqCursor, EntryConnectionRef, seqCursor } from "./entry.js";
-
-const DEFAULT_ENTRY_PAGE = 50;
+import { connection, connectionType } from "../connection.js";
+import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
+import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
 
 SessionRef.implement({
 	description: "One session tree: an append-only log of entries and a leaf pointer.",
@@ -73,7 +65,7 @@ SessionRef.implement({
 		entries: t.field({
 			type: EntryConnectionRef,
 			description: "The append log in seq order (all branches), cursor-paged.",
-			complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_ENTRY_PAGE }),
+			complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_ENTRY_PAGE_SIZE }),
 			args: {
 				first: t.arg.int(),
 				after: t.arg.string(),
@@ -81,37 +73,20 @@ SessionRef.implement({
 				before: t.arg.string(),
 				types: t.arg({ type: [EntryTypeEnum] }),
 			},
-			resolve: async (s, args, { store, workspaceId, loaders, budget }): Promise<Connection<StoredEntry>> => {
-				const first = pageSize(args.first ?? undefined, "first");
-				const last = pageSize(args.last ?? undefined, "last");
-				if (first !== undefined && last !== undefined)
-					throw invalidInput("last", "cannot be combined with first");
+			resolve: async (s, args, { store, workspaceId, loaders, budget }) => {
+				const window = entryWindow(args);
 				const types = args.types ?? undefined;
-				const afterSeq = args.after ? decodeSeqCursor(args.after, "after") : 0;
-				const beforeSeq = args.before ? decodeSeqCursor(args.before, "before") : undefined;
-				const backward = last !== undefined;
-				const limit = (backward ? last : first) ?? DEFAULT_ENTRY_PAGE;
 				const [rows, totalCount] = await Promise.all([
 					store.listEntries(workspaceId, s.sessionId, {
-						afterSeq,
-						...(beforeSeq === undefined ? {} : { beforeSeq }),
-						limit: limit + 1,
-						fromEnd: backward,
+						...entryLogQuery(window),
 						...(types ? { types } : {}),
 					}),
 					types ? store.countEntries(workspaceId, s.sessionId, types) : s.entryCount,
 				]);
-				const more = rows.length > limit;
-				const page = backward ? rows.slice(rows.length - Math.min(rows.length, limit)) : rows.slice(0, limit);
-				loaders.prime(spend(budget, page));
-				const edges: Edge<StoredEntry>[] = page.map((node) => ({ cursor: seqCursor(node.seq), node }));
-				return {
-					edges,
-					totalCount,
-					pageInfo: backward
-						? pageInfo(edges, beforeSeq !== undefined, more)
-						: pageInfo(edges, more, afterSeq > 0),
-				};
+				const page = entryPage(rows, window);
+				const nodes = page.items.map(({ node }) => node);
+				loaders.prime(spend(budget, nodes));
+				return connection(page, totalCount);
 			},
 		}),
 		branch: t.field({
@@ -153,25 +128,7 @@ SessionRef.implement({
 	}),
 });
 
-const SessionEdgeRef = builder.objectRef<Edge<SessionRecord>>("SessionEdge").implement({
-	fields: (t) => ({
-		cursor: t.exposeString("cursor"),
-		node: t.field({ type: SessionRef, resolve: (e) => e.node }),
-	}),
-});
-
-const SessionConnectionRef = builder.objectRef<Connection<SessionRecord>>("SessionConnection").implement({
-	fields: (t) => ({
-		// The connection field already multiplied its selection by the page size.
-		edges: t.field({
-			type: [SessionEdgeRef],
-			complexity: { field: 0, multiplier: 1 },
-			resolve: (c) => c.edges,
-		}),
-		pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-		totalCount: t.exposeInt("totalCount"),
-	}),
-});
+const SessionConnectionRef = connectionType("Session", SessionRef);
 
 builder.queryFields((t) => ({
 	session: t.field({
@@ -193,11 +150,7 @@ builder.queryFields((t) => ({
 				...(args.before == null ? {} : { before: args.before }),
 			});
 			for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
-			return {
-				edges: page.items,
-				totalCount: page.totalCount,
-				pageInfo: pageInfo(page.items, page.hasNextPage, page.hasPreviousPage),
-			};
+			return connection(page, page.totalCount);
 		},
 	}),
 }));
