@@ -1,5 +1,5 @@
 /**
- * Entry types of a pi session tree (SEMANTICS.md). Entries are plain JSON
+ * Entry types of a pi session tree (design/tree-rules.md#entries). Entries are plain JSON
  * objects exactly as pi writes them to a JSONL line; unknown extra fields are
  * part of the object and travel with it unchanged.
  */
@@ -41,7 +41,7 @@ export interface Placement {
 /** Unknown extra fields are kept and returned unchanged. */
 type Extra = { [extra: string]: unknown };
 
-/** Each type's own fields (SEMANTICS.md, "Entries"). */
+/** Each type's own fields (design/tree-rules.md#entries). */
 export type EntryFields =
 	| { type: "message"; message: AgentMessage }
 	| { type: "thinking_level_change"; thinkingLevel: string }

@@ -130,7 +130,7 @@ export interface SessionStore {
 		draft: DraftEntry,
 		options?: AppendOptions,
 	): Promise<AppendResult>;
-	/** Append a leaf record (and a branch summary when asked); see SEMANTICS "Moving the leaf". */
+	/** Append a leaf record (and a branch summary when asked); see design/tree-rules.md#moving-the-leaf. */
 	moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult>;
 	/** Append a label entry; an empty or absent label clears. */
 	setLabel(

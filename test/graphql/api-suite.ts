@@ -267,7 +267,7 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 		return error;
 	}
 
-	/** The seed example of SEMANTICS.md through the API: u1 a1 u2 a2, move to u1, a3. */
+	/** The seed example (design/tree-rules.md#the-seed-example) through the API: u1 a1 u2 a2, move to u1, a3. */
 	async function seed(sessionId = uniqueId("seed")) {
 		await create({ sessionId });
 		await append(sessionId, { message: userMessage("u1") }, { entryId: "u1" });

@@ -86,7 +86,7 @@ const index = (entries: readonly Entry[]) => {
 	return (id: string) => byId.get(id);
 };
 
-/** The SEMANTICS.md example: u1 ← a1 ← u2 ← a2, a move back to u1, then a3 under u1. */
+/** The seed example (design/tree-rules.md#the-seed-example): u1 ← a1 ← u2 ← a2, a move back to u1, then a3 under u1. */
 const example = (): Entry[] => [
 	user("u1", null),
 	assistant("a1", "u1"),

@@ -78,7 +78,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		expect(session?.lastSeq).toBe(log.length);
 	}
 
-	/** The seed example of SEMANTICS.md: u1, a1, u2, a2, move to u1, a3. */
+	/** The seed example (design/tree-rules.md#the-seed-example): u1, a1, u2, a2, move to u1, a3. */
 	async function seed(ws: string, sessionId = "seed") {
 		const s = store();
 		await s.createSession(ws, { sessionId });
