@@ -19,10 +19,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoreConfig } from "../src/config.js";
 import { silentLogger } from "../src/logger.js";
 import { serve } from "../src/server.js";
 import { openServices } from "../src/services.js";
+import type { StoreConfig } from "../src/store/open.js";
 import { SSE, type SubscriptionClient, type TransportName, WS } from "../test/events/clients.js";
 import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
 

@@ -4,12 +4,8 @@
  */
 import { type AuthConfig, authConfig } from "./auth/config.js";
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./session/limits.js";
+import type { StoreConfig } from "./store/open.js";
 import { DEFAULT_WORKSPACE } from "./store/store.js";
-
-export type StoreConfig =
-	| { backend: "memory" }
-	| { backend: "pglite"; dataDir: string }
-	| { backend: "postgres"; url: string };
 
 export interface Config {
 	store: StoreConfig;

@@ -3,15 +3,12 @@
  * Postgres announces commits with NOTIFY and every instance LISTENs; the
  * single-instance backends (memory, PGlite) use an in-process bus.
  */
-import type { StoreConfig } from "./config.js";
 import type { EventBus } from "./events/bus.js";
 import { InProcessBus } from "./events/bus.js";
 import { LiveEvents } from "./events/live.js";
-import { NOTIFY_CHANNEL } from "./events/notice.js";
 import { PgListenBus } from "./events/pg-bus.js";
 import type { Logger } from "./logger.js";
-import { openStore } from "./store/open.js";
-import type { OpenOptions } from "./store/postgres/open.js";
+import { openStore, type StoreConfig, type StoreOptions } from "./store/open.js";
 import type { SessionStore } from "./store/store.js";
 
 export interface Services {
@@ -21,9 +18,7 @@ export interface Services {
 	close(): Promise<void>;
 }
 
-export interface ServiceOptions {
-	onQuery?: OpenOptions["onQuery"];
-	statementTimeouts?: OpenOptions["statementTimeouts"];
+export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts"> {
 	/** Live events a slow subscriber may fall behind by. */
 	bufferSize?: number;
 }
@@ -39,14 +34,12 @@ export async function openServices(
 		...(options.onQuery ? { onQuery: options.onQuery } : {}),
 		...(options.statementTimeouts ? { statementTimeouts: options.statementTimeouts } : {}),
 	};
+	// The listening side of store/open.ts's `commitAnnouncer`: Postgres NOTIFYs, the others call onCommit.
 	if (config.backend === "postgres") {
 		// Listen first: a commit after this point is seen by this instance.
 		const pgBus = await PgListenBus.open(config.url, logger);
 		try {
-			store = await openStore(config, {
-				...storeOptions,
-				announce: { kind: "notify", channel: NOTIFY_CHANNEL },
-			});
+			store = await openStore(config, storeOptions);
 		} catch (error) {
 			await pgBus.close();
 			throw error;
@@ -54,10 +47,7 @@ export async function openServices(
 		bus = pgBus;
 	} else {
 		const local = new InProcessBus();
-		store = await openStore(config, {
-			...storeOptions,
-			announce: { kind: "callback", onCommit: local.publish },
-		});
+		store = await openStore(config, { ...storeOptions, onCommit: local.publish });
 		bus = local;
 	}
 	const live = new LiveEvents({

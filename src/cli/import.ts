@@ -10,7 +10,6 @@
  */
 import { stat } from "node:fs/promises";
 import { ConfigError, describeStore, storeConfig } from "../config.js";
-import { NOTIFY_CHANNEL } from "../events/notice.js";
 import { openStore } from "../store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "../store/store.js";
 import { consoleReporter, importSessions } from "./import-sessions.js";
@@ -92,11 +91,9 @@ async function main(argv: readonly string[]): Promise<number> {
 	let store: SessionStore;
 	try {
 		const config = storeConfig();
-		// On Postgres, running servers' subscribers (sessionActivity) hear about the imported sessions.
-		store = await openStore(
-			config,
-			config.backend === "postgres" ? { announce: { kind: "notify", channel: NOTIFY_CHANNEL } } : {},
-		);
+		// On Postgres, running servers' subscribers (sessionActivity) hear about the imported sessions
+		// (openStore announces every commit by NOTIFY there).
+		store = await openStore(config);
 		process.stderr.write(`importing into ${describeStore(config)}\n`);
 	} catch (error) {
 		process.stderr.write(`import: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -22,8 +22,8 @@
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
+import type { CommitNotice } from "../store/commits.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
-import type { CommitNotice } from "./notice.js";
 
 export type ActivityKind = "CREATED" | "APPENDED" | "LEAF_MOVED" | "RENAMED";
 

@@ -3,7 +3,7 @@
  * implementations: in-process (one instance: memory, PGlite) and Postgres
  * LISTEN/NOTIFY (many instances on one database; see pg-bus.ts).
  */
-import type { CommitNotice } from "./notice.js";
+import type { CommitNotice } from "../store/commits.js";
 
 export interface BusListener {
 	notice(notice: CommitNotice): void;

@@ -8,9 +8,9 @@
  */
 import postgres from "postgres";
 import type { Logger } from "../logger.js";
+import { decodeNotice, NOTIFY_CHANNEL } from "../store/commits.js";
 import { reconnectDelay } from "../store/postgres/unavailable.js";
 import { type BusListener, type EventBus, ListenerSet } from "./bus.js";
-import { decodeNotice, NOTIFY_CHANNEL } from "./notice.js";
 
 export class PgListenBus implements EventBus {
 	readonly kind = "postgres" as const;

@@ -5,12 +5,12 @@
  * share one Postgres).
  */
 
-import type { CommitNotice } from "../events/notice.js";
 import { projectContext } from "../session/context.js";
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import { planFork } from "../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../session/jsonl.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
+import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {

@@ -4,7 +4,6 @@
  * targets) and the pointer/name bookkeeping are written once.
  */
 
-import type { CommitNotice } from "../events/notice.js";
 import {
 	type KnownEntry,
 	type PlanClock,
@@ -17,6 +16,7 @@ import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
 import { nameAfter } from "../session/tree.js";
 import { checkJsonValue, checkText, isStorableText, validateDraft } from "../session/validate.js";
+import type { CommitNotice } from "./commits.js";
 import type {
 	AppendOptions,
 	AppendResult,

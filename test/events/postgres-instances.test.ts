@@ -7,8 +7,8 @@
  */
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { NOTIFY_CHANNEL } from "../../src/events/notice.js";
 import { PgListenBus } from "../../src/events/pg-bus.js";
+import { NOTIFY_CHANNEL } from "../../src/store/commits.js";
 import { within } from "../support/expect.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { collect, type SubscriptionClient, TRANSPORTS } from "./clients.js";

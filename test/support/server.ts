@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Authenticate } from "../../src/app/authentication.js";
-import { DEFAULT_LIMITS, type ServerLimits, type StoreConfig } from "../../src/config.js";
+import { DEFAULT_LIMITS, type ServerLimits } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 import { type RunningServer, serve } from "../../src/server.js";
 import { openServices, type ServiceOptions, type Services } from "../../src/services.js";
+import type { StoreConfig } from "../../src/store/open.js";
 import { createTestDatabase } from "./databases.js";
 
 export type BackendName = "memory" | "pglite" | "postgres";

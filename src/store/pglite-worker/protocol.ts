@@ -4,9 +4,9 @@
  * progress travel on the same port before the call's result, so the main
  * thread sees them in the order the worker produced them.
  */
-import type { CommitNotice } from "../../events/notice.js";
 import { type ErrorCode, SessionError } from "../../session/errors.js";
 import type { InputLimits } from "../../session/limits.js";
+import type { CommitNotice } from "../commits.js";
 import type { SessionStore } from "../store.js";
 
 /** The store's methods that travel as calls (close has its own message). */

@@ -13,7 +13,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import type { CommitAnnouncer } from "../../events/notice.js";
+import type { CommitAnnouncer } from "../commits.js";
 import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";

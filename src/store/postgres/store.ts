@@ -6,7 +6,6 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../../events/notice.js";
 import { projectContext } from "../../session/context.js";
 import type { LabelEntry } from "../../session/entry.js";
 import {
@@ -21,6 +20,7 @@ import { invalidInput, SessionError } from "../../session/errors.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { isStorableText } from "../../session/validate.js";
+import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
 	forkedSessionRecord,

@@ -1,4 +1,11 @@
 /**
+ * The store announces its commits; src/events listens. This module is the
+ * announcement's whole contract (what a notice holds, its NOTIFY encoding and
+ * channel, how a store is told to announce), so the store depends on nothing
+ * above it and events depends on the store, never the reverse.
+ */
+
+/**
  * What a committed write announces: ids only, never entry content. A
  * subscriber reads the entries from the store, so a lost or merged notice
  * never loses an entry, and a notice stays far below NOTIFY's 8000 bytes.
