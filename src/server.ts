@@ -40,6 +40,14 @@ export interface ServeOptions
 	keepAliveMs?: number;
 }
 
+/**
+ * The operation's own envelop `execute`/`subscribe`, carried to graphql-ws in
+ * `rootValue`: graphql-ws takes one `execute`/`subscribe` for all operations,
+ * but each operation gets its own pair from its `getEnveloped` call. This is
+ * graphql-yoga's documented graphql-ws integration (Yoga docs, Subscriptions:
+ * "GraphQL over WebSocket Protocol (via graphql-ws)"). Root fields ignore
+ * their parent value, so no resolver sees it.
+ */
 interface ExecutorRoot {
 	execute(args: ExecutionArgs): unknown;
 	subscribe(args: ExecutionArgs): unknown;
@@ -209,7 +217,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 			if (shuttingDown) server.closeIdleConnections();
 		});
 	});
-	const ws = attachWebSocket(app, server, options.keepAliveMs ?? 12_000, limits);
+	const webSockets = attachWebSocket(app, server, options.keepAliveMs ?? 12_000, limits);
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
 		server.listen(options.port, options.host, () => {
@@ -228,8 +236,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 			const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
 			// Subscriptions never finish on their own: end them so clients reconnect elsewhere.
 			services.live.close();
-			await ws.disposable.dispose();
-			ws.wss.close();
+			await webSockets.disposable.dispose();
+			webSockets.wss.close();
 			// Idle keep-alive sockets would hold close() open; busy ones finish their request first.
 			server.closeIdleConnections();
 			const timer = setTimeout(() => {

@@ -7,7 +7,8 @@
  */
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isSessionError, type SessionStore } from "../store/store.js";
+import { isSessionError } from "../session/errors.js";
+import type { SessionStore } from "../store/store.js";
 
 export type FileOutcome =
 	| { status: "imported"; path: string; sessionId: string; entries: number }

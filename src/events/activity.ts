@@ -22,6 +22,7 @@
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
+import { ENTRY_KINDS } from "../session/kinds.js";
 import type { CommitNotice } from "../store/commits.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 
@@ -55,8 +56,8 @@ interface PendingRange {
 	createdSeq: number | undefined;
 }
 
-const kindOf = (row: StoredEntry): ActivityKind =>
-	row.entry.type === "leaf" ? "LEAF_MOVED" : row.entry.type === "session_info" ? "RENAMED" : "APPENDED";
+/** The event an appended entry announces: its kind's row in session/kinds.ts. */
+const kindOf = (row: StoredEntry): ActivityKind => ENTRY_KINDS[row.entry.type].activity;
 
 /**
  * One subscriber's events. Attached from the moment `activityEvents` returns

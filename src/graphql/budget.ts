@@ -18,6 +18,12 @@ export function resultBudget(limit: number): ResultBudget {
 	return { limit, remaining: limit, exceeded: false };
 }
 
+/** Start the budget over (each event of a subscription has its own). */
+export function resetBudget(budget: ResultBudget): void {
+	budget.remaining = budget.limit;
+	budget.exceeded = false;
+}
+
 /**
  * Count `items` against the operation's budget. Once it is spent, every list
  * resolves empty, so execution winds down at once (throwing instead would

@@ -8,6 +8,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Identity, Scope } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
+import { assertNever } from "../session/assert-never.js";
 import { isSessionError, SessionError } from "../session/errors.js";
 import { normalizeTimestamp } from "../session/validate.js";
 import type { SessionStore } from "../store/store.js";
@@ -20,10 +21,10 @@ export interface GraphQLContext {
 	identity: Identity;
 	/** The caller's tenant (`identity.workspaceId`); every store call is scoped to it. */
 	workspaceId: string;
-	loaders: Loaders;
+	readonly loaders: Loaders;
 	live: LiveEvents;
 	/** List items this operation (or this subscription event) may still resolve. */
-	budget: ResultBudget;
+	readonly budget: ResultBudget;
 }
 
 export const builder = new SchemaBuilder<{
@@ -97,8 +98,10 @@ function jsonLiteral(ast: ValueNode, variables: Record<string, unknown> | null |
 			return Object.fromEntries(ast.fields.map((f) => [f.name.value, jsonLiteral(f.value, variables)]));
 		case Kind.VARIABLE:
 			return variables?.[ast.name.value];
-		default:
+		case Kind.ENUM:
 			throw new GraphQLError(`JSON cannot represent ${ast.kind}`, { extensions: { code: "INVALID_INPUT" } });
+		default:
+			return assertNever(ast, "value kind");
 	}
 }
 

@@ -1,8 +1,9 @@
 /**
  * Per-request batching: every entry, child list, label and session a query
  * touches is fetched in one store call per session and kind, whatever the
- * page size (no N+1). Loaders live for one request, so they never serve
- * stale state across requests.
+ * page size (no N+1). Loaders live for one request, and a subscription
+ * clears them before each event, so they never serve stale state across
+ * requests or events.
  */
 import DataLoader from "dataloader";
 import type { StoredEntry } from "../session/entry.js";
@@ -40,30 +41,38 @@ export interface Loaders {
 	label: DataLoader<EntryKey, string | null, string>;
 	/** Entries already read (a page, a path) answer later lookups without a query. */
 	prime(entries: readonly StoredEntry[]): readonly StoredEntry[];
+	/** Forget everything cached, so later loads read the store again (between the events of a subscription). */
+	clear(): void;
 }
 
 export function createLoaders(store: SessionStore, ws: string): Loaders {
+	const session = new DataLoader<string, SessionRecord | null>(async (ids) => {
+		const found = await store.getSessions(ws, ids);
+		return ids.map((id) => found.get(id) ?? null);
+	});
 	const entry = new DataLoader<EntryKey, StoredEntry | null, string>(
 		bySession<StoredEntry | null>((sid, ids) => store.getEntries(ws, sid, ids), null),
 		{ cacheKeyFn: entryKey },
 	);
+	const children = new DataLoader<EntryKey, StoredEntry[], string>(
+		bySession<StoredEntry[]>((sid, ids) => store.children(ws, sid, ids), []),
+		{ cacheKeyFn: entryKey },
+	);
+	const label = new DataLoader<EntryKey, string | null, string>(
+		bySession<string | null>(async (sid, ids) => new Map(await store.labels(ws, sid, ids)), null),
+		{ cacheKeyFn: entryKey },
+	);
 	return {
-		session: new DataLoader(async (ids) => {
-			const found = await store.getSessions(ws, ids);
-			return ids.map((id) => found.get(id) ?? null);
-		}),
+		session,
 		entry,
-		children: new DataLoader(
-			bySession<StoredEntry[]>((sid, ids) => store.children(ws, sid, ids), []),
-			{ cacheKeyFn: entryKey },
-		),
-		label: new DataLoader(
-			bySession<string | null>(async (sid, ids) => new Map(await store.labels(ws, sid, ids)), null),
-			{ cacheKeyFn: entryKey },
-		),
+		children,
+		label,
 		prime(entries) {
 			for (const e of entries) entry.prime({ sessionId: e.sessionId, entryId: e.entry.id }, e);
 			return entries;
+		},
+		clear() {
+			for (const loader of [session, entry, children, label]) loader.clearAll();
 		},
 	};
 }

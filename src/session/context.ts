@@ -4,7 +4,9 @@
  * plus `activeToolNames` (pi's harness); a property test holds the two
  * together.
  */
-import type { AgentMessage, CompactionEntry, Entry, SessionContext } from "./entry.js";
+import { assertNever } from "./assert-never.js";
+import type { AgentMessage, CompactionEntry, Entry, EntryOf, SessionContext } from "./entry.js";
+import { isSettingType, type SettingType } from "./kinds.js";
 
 /**
  * Projects a custom entry to messages; none is registered by default, so
@@ -46,32 +48,58 @@ function messagesOf(entry: Entry, options: ProjectionOptions): AgentMessage[] {
 				: [];
 		case "custom":
 			return options.customProjectors?.[entry.customType]?.(entry) ?? [];
-		default:
+		case "thinking_level_change":
+		case "model_change":
+		case "active_tools_change":
+		case "compaction":
+		case "label":
+		case "session_info":
+		case "leaf":
 			return [];
+		default:
+			return assertNever(entry, "entry type");
 	}
 }
+
+type Settings = Pick<SessionContext, "thinkingLevel" | "model" | "activeToolNames">;
+
+/** What a setting entry (kinds.ts `isSetting`) changes; a type marked as a setting needs its case here. */
+function applySetting(settings: Settings, entry: EntryOf<SettingType>): void {
+	switch (entry.type) {
+		case "thinking_level_change":
+			settings.thinkingLevel = entry.thinkingLevel;
+			return;
+		case "model_change":
+			settings.model = { provider: entry.provider, modelId: entry.modelId };
+			return;
+		case "active_tools_change":
+			settings.activeToolNames = [...entry.activeToolNames];
+			return;
+		default:
+			assertNever(entry, "setting type");
+	}
+}
+
+const isSetting = (entry: Entry): entry is EntryOf<SettingType> => isSettingType(entry.type);
 
 /**
  * Settings and messages of the full path root → leaf. Settings come from the
  * whole path; messages start at the latest compaction's summary and its
  * kept entries. Entries older than that compaction's `firstKeptEntryId` are
- * only read for settings, so a backend may pass them with their settings
- * fields alone.
+ * only read for settings (the types in SETTING_TYPES, and the model an
+ * assistant message names), so a backend may pass them with those fields
+ * alone.
  */
 export function projectContext(fullPath: readonly Entry[], options: ProjectionOptions = {}): SessionContext {
-	let thinkingLevel = "off";
-	let model: SessionContext["model"] = null;
-	let activeToolNames: string[] | null = null;
+	const settings: Settings = { thinkingLevel: "off", model: null, activeToolNames: null };
 	let compactionIndex = -1;
 
 	fullPath.forEach((entry, index) => {
-		if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel;
-		else if (entry.type === "model_change") model = { provider: entry.provider, modelId: entry.modelId };
+		if (isSetting(entry)) applySetting(settings, entry);
 		else if (entry.type === "message" && entry.message.role === "assistant") {
 			// As pi does: an assistant message names the model that answered.
-			model = { provider: entry.message.provider as string, modelId: entry.message.model as string };
-		} else if (entry.type === "active_tools_change") activeToolNames = [...entry.activeToolNames];
-		else if (entry.type === "compaction") compactionIndex = index;
+			settings.model = { provider: entry.message.provider as string, modelId: entry.message.model as string };
+		} else if (entry.type === "compaction") compactionIndex = index;
 	});
 
 	const messages: AgentMessage[] = [];
@@ -95,5 +123,10 @@ export function projectContext(fullPath: readonly Entry[], options: ProjectionOp
 			messages.push(...messagesOf(fullPath[i] as Entry, options));
 		}
 	}
-	return { messages, thinkingLevel, model, activeToolNames };
+	return {
+		messages,
+		thinkingLevel: settings.thinkingLevel,
+		model: settings.model,
+		activeToolNames: settings.activeToolNames,
+	};
 }

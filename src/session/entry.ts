@@ -67,8 +67,17 @@ export type EntryFields =
 
 export type Entry = EntryFields & Placement & Extra;
 export type EntryOf<T extends EntryType> = Extract<Entry, { type: T }>;
+export type MessageEntry = EntryOf<"message">;
+export type ThinkingLevelChangeEntry = EntryOf<"thinking_level_change">;
+export type ModelChangeEntry = EntryOf<"model_change">;
+export type ActiveToolsChangeEntry = EntryOf<"active_tools_change">;
 export type CompactionEntry = EntryOf<"compaction">;
+export type BranchSummaryEntry = EntryOf<"branch_summary">;
+export type CustomEntry = EntryOf<"custom">;
+export type CustomMessageEntry = EntryOf<"custom_message">;
 export type LabelEntry = EntryOf<"label">;
+export type SessionInfoEntry = EntryOf<"session_info">;
+export type LeafEntry = EntryOf<"leaf">;
 
 /**
  * An entry before the store appends it: `parentId` and `timestamp` are
@@ -91,6 +100,9 @@ export interface StoredEntry {
 	author: string | null;
 	entry: Entry;
 }
+
+/** A stored entry known to be of one type. */
+export type StoredEntryOf<T extends EntryType> = StoredEntry & { entry: EntryOf<T> };
 
 /** A tree node: every entry except `leaf` records. */
 export function isNode(entry: Pick<Entry, "type">): boolean {

@@ -19,7 +19,7 @@ import {
 	importedSessionRecord,
 	newSessionRecord,
 	pathStart,
-	sessionExists,
+	sessionIdTaken,
 } from "./records.js";
 import {
 	type AppendOptions,
@@ -92,7 +92,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 
 	private insert(record: SessionRecord, rows: readonly StoredEntry[]): SessionRecord {
 		const id = key(record.workspaceId, record.sessionId);
-		if (this.db.sessions.has(id)) throw sessionExists(record.sessionId);
+		if (this.db.sessions.has(id)) throw sessionIdTaken(record.sessionId);
 		const log = copy([...rows]);
 		this.db.sessions.set(id, { record: copy(record), log, byId: new Map(log.map((e) => [e.entry.id, e])) });
 		this.announce(createdNotice(record));
@@ -278,7 +278,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		const author = authorOf(input);
 		const source = this.require(ws, sessionId);
 		const newId = forkTargetId(input.newSessionId);
-		if (this.find(ws, newId)) throw sessionExists(newId);
+		if (this.find(ws, newId)) throw sessionIdTaken(newId);
 		const start = pathStart(
 			source.record,
 			input.entryId,

@@ -117,6 +117,7 @@ export function forkTargetId(newSessionIdInput: string | undefined): string {
 		: validateEntryId(newSessionIdInput, "newSessionId");
 }
 
-export function sessionExists(sessionId: string): SessionError {
+/** The error for a new session whose id another session of the workspace already has. */
+export function sessionIdTaken(sessionId: string): SessionError {
 	return new SessionError("ALREADY_EXISTS", `Session ${sessionId} already exists`, { field: "sessionId" });
 }

@@ -7,8 +7,6 @@
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import type { SessionHeader } from "../session/jsonl.js";
 
-export { type ErrorCode, isSessionError, SessionError as StoreError } from "../session/errors.js";
-
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
 

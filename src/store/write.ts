@@ -197,6 +197,33 @@ export function createdNotice(session: SessionRecord): CommitNotice {
 }
 
 /**
+ * The checks a tree write makes before it touches a backend, in the order
+ * TreeWrites makes them: a caller that cannot hand the input to its backend
+ * as it is (the PGlite worker, for input too deep to copy) reports the same
+ * error the backend would have.
+ */
+export function checkWriteInput(method: string, args: readonly unknown[]): void {
+	switch (method) {
+		case "appendEntry":
+			appendDraft(args[2]);
+			authorOf((args[3] ?? {}) as AuthorOptions);
+			return;
+		case "moveLeaf":
+			moveDrafts(args[2] as MoveLeafInput);
+			authorOf(args[2] as AuthorOptions);
+			return;
+		case "setLabel":
+			labelDraft(args[2] as string, args[3] as string | null | undefined);
+			authorOf((args[4] ?? {}) as AuthorOptions);
+			return;
+		case "renameSession":
+			renameDraft(args[2] as string);
+			authorOf((args[3] ?? {}) as AuthorOptions);
+			return;
+	}
+}
+
+/**
  * The tree writes of the SessionStore interface, each a list of drafts run by
  * the backend's one transactional primitive, `write`. Inputs (drafts and
  * author) are checked here, before the transaction starts.

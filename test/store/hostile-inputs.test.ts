@@ -880,6 +880,12 @@ const appendExamples: AppendInput[] = [
 	{ sessionId: NUL, draft: { type: "custom", customType: "x" }, expectedLeafId: undefined },
 	// PGlite: the entry is stored as "b" (its id read back without the BOM), so getEntry finds nothing.
 	{ sessionId: SEED_ID, draft: { type: "custom", customType: "x", id: BOM }, expectedLeafId: undefined },
+	// PGlite: a draft without a type and too deep to copy named "entry" (the clone guard); memory named "entry.type".
+	{
+		sessionId: SEED_ID,
+		draft: { content: nested(TOO_DEEP, "array") } as unknown as Draft,
+		expectedLeafId: undefined,
+	},
 ];
 
 const moveExamples: MoveInput[] = [

@@ -9,10 +9,9 @@ import type { ActivityEvent } from "../../events/live.js";
 import type { StoredEntry } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
 import { leafAfter } from "../../session/tree.js";
-import { resultBudget } from "../budget.js";
+import { resetBudget } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { toGraphQLError } from "../errors.js";
-import { createLoaders } from "../loaders.js";
 import { EntryRef, SessionRef } from "../refs.js";
 import { LeafEntryRef } from "./entry.js";
 
@@ -28,6 +27,17 @@ const isFailure = <T>(item: Item<T>): item is StreamFailure =>
  * Wraps a source: keeps items passing `keep`, turns a rejection into a final
  * StreamFailure item, and forwards `return()` at once so listeners detach
  * immediately when the client goes away.
+ *
+ * Written by hand rather than with Yoga's `pipe`/`filter`/`map` or a
+ * `Repeater`: a Repeater starts its executor on the first `next()`, and a
+ * `return()` before that finishes it without ever running the executor, so
+ * the source, which holds its listeners from the moment it is opened, would
+ * never be returned. That happens when a client goes away before the first
+ * event is pulled (Yoga's SSE stream pulls only when the client reads; see
+ * test/events/subscription-fields.test.ts). Yoga's `filter`/`map` also do not
+ * wait for the source's `return()`, and a source's rejection rejects the
+ * consumer's `next()` instead of arriving as the StreamFailure item both
+ * transports report the same way.
  */
 function guarded<T>(
 	source: AsyncIterator<T>,
@@ -59,14 +69,18 @@ function guarded<T>(
 	return iterator;
 }
 
-/** Each event is resolved with fresh loaders (labels and sessions change between events) and its own result budget. */
+/**
+ * Each event is resolved with empty loader caches (labels and sessions change
+ * between events) and a full result budget of its own. The operation's context
+ * keeps its objects; only their state starts over.
+ */
 function eventPayload<T>(item: Item<T>, context: GraphQLContext): T {
 	if (isFailure(item)) {
 		const { failure } = item;
 		throw failure instanceof SessionError ? toGraphQLError(failure) : failure;
 	}
-	context.loaders = createLoaders(context.store, context.workspaceId);
-	context.budget = resultBudget(context.budget.limit);
+	context.loaders.clear();
+	resetBudget(context.budget);
 	return item;
 }
 

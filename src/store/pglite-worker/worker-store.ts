@@ -25,6 +25,7 @@ import { type InputLimits, inputLimits } from "../../session/limits.js";
 import { lockDirectory } from "../postgres/dir-lock.js";
 import type { OpenOptions } from "../postgres/open.js";
 import type { ImportOptions, SessionStore } from "../store.js";
+import { checkWriteInput } from "../write.js";
 import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
 
 /** The argument a write names when its input is too deep to send, as the in-thread validation names it. */
@@ -216,7 +217,13 @@ export class WorkerStore implements SessionStore {
 				this.worker.postMessage(request);
 			} catch (error) {
 				// Structured clone recurses: only input far past the JSON depth limit overflows it, and
-				// the worker would have refused that input anyway.
+				// the worker would have refused that input anyway. Check it here as the worker would have,
+				// so that the error is the same one (the first problem found, naming its field).
+				try {
+					checkWriteInput(method, args);
+				} catch (refusal) {
+					return reject(refusal);
+				}
 				return reject(
 					new SessionError(
 						"INVALID_INPUT",

@@ -18,6 +18,7 @@ import { lockDirectory } from "./dir-lock.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 import { codingDatabaseErrors, reconnectDelay } from "./unavailable.js";
+import { ANALYZE_TABLES, COUNTED_ENTRY_ROWS } from "./upkeep.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
 
@@ -28,9 +29,6 @@ export interface StatementTimeouts {
 }
 
 const DEFAULT_TIMEOUTS: StatementTimeouts = { ordinaryMs: 15_000, bulkMs: 120_000 };
-const ANALYZE = "analyze sessions, entries";
-const COUNTED_ROWS =
-	"select greatest(reltuples, 0)::bigint as n from pg_class where oid = 'entries'::regclass";
 
 /** Any key unique to this application; held only while migrating. */
 const MIGRATION_LOCK = 7_405_319_221;
@@ -81,8 +79,8 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 			close,
 			upkeep: {
 				analyze: async () => {
-					await client.exec(ANALYZE);
-					const { rows } = await client.query<{ n: number }>(COUNTED_ROWS);
+					await client.exec(ANALYZE_TABLES);
+					const { rows } = await client.query<{ n: number }>(COUNTED_ENTRY_ROWS);
 					return Number(rows[0]?.n ?? 0);
 				},
 			},
@@ -133,8 +131,8 @@ export async function openPostgres(
 		bulkStatementTimeoutMs: timeouts.bulkMs,
 		upkeep: {
 			analyze: async () => {
-				await client.unsafe(ANALYZE);
-				const [row] = await client.unsafe<{ n: number }[]>(COUNTED_ROWS);
+				await client.unsafe(ANALYZE_TABLES);
+				const [row] = await client.unsafe<{ n: number }[]>(COUNTED_ENTRY_ROWS);
 				return Number(row?.n ?? 0);
 			},
 		},

@@ -17,6 +17,7 @@ import {
 	timestamp,
 	unique,
 } from "drizzle-orm/pg-core";
+import type { EntryType } from "../../session/entry.js";
 
 export const sessions = pgTable(
 	"sessions",
@@ -50,7 +51,7 @@ export const entries = pgTable(
 		seq: integer("seq").notNull(),
 		id: text("id").notNull(),
 		parentId: text("parent_id"),
-		type: text("type").notNull(),
+		type: text("type").$type<EntryType>().notNull(),
 		timestamp: timestamp("timestamp", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
 		depth: integer("depth").notNull(),
 		/**

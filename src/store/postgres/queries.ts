@@ -1,0 +1,342 @@
+/**
+ * The statements of the Postgres backend, one function each (./store.ts
+ * decides when they run). Columns are the schema's (./schema.ts): the query
+ * builder where it expresses the statement, else `${table.column}` inside
+ * `sql`. Every function sends exactly one statement; the GraphQL suite counts
+ * them per request.
+ */
+import { and, count, eq, getTableColumns, notExists, type SQL, sql } from "drizzle-orm";
+import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { StoredEntry } from "../../session/entry.js";
+import { isStorableText } from "../../session/validate.js";
+import type { SessionWindow } from "../paging.js";
+import { sessionIdTaken } from "../records.js";
+import type { SessionRecord } from "../store.js";
+import {
+	type EntryRow,
+	entryColumns,
+	entryInserts,
+	type SessionRow,
+	sessionColumns,
+	sessionInsert,
+} from "./rows.js";
+import * as schema from "./schema.js";
+
+const { entries, sessions } = schema;
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/**
+ * `x in ${list(values)}`: the values as one JSON parameter, so a list has no
+ * size limit (one parameter per value stops at 65,535) and one statement text.
+ */
+export const list = (values: readonly string[]) =>
+	sql`(select jsonb_array_elements_text(${JSON.stringify(values.filter(isStorableText))}::jsonb))`;
+
+/**
+ * The rows of a raw statement (one the query builder cannot express, such as
+ * a recursive CTE). `db.execute` returns each driver's own result: an array
+ * on postgres.js, `{ rows }` on PGlite.
+ */
+export async function rawRows<T>(db: Db, query: SQL): Promise<T[]> {
+	const result = (await db.execute(query)) as unknown;
+	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/**
+ * A LIMIT that is always sent: `.limit(n)` drops a negative n, which Postgres
+ * refuses (a caller's error that must surface, not turn into no limit).
+ */
+const LIMIT = sql.placeholder("limit");
+
+export async function sessionRow(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	lock: "update" | "share" | null,
+): Promise<SessionRow | undefined> {
+	const query = db
+		.select(sessionColumns)
+		.from(sessions)
+		.where(and(eq(sessions.id, sessionId), eq(sessions.workspaceId, ws)));
+	const [row] = await (lock ? query.for(lock) : query);
+	return row;
+}
+
+export function sessionRows(db: Db, ws: string, sessionIds: readonly string[]): Promise<SessionRow[]> {
+	return db
+		.select(sessionColumns)
+		.from(sessions)
+		.where(and(eq(sessions.workspaceId, ws), sql`${sessions.id} in ${list(sessionIds)}`));
+}
+
+/** One window of the workspace's sessions by activity (plus one row, which tells whether more follow). */
+export function sessionWindowRows(db: Db, ws: string, window: SessionWindow): Promise<SessionRow[]> {
+	const key = sql`(${sessions.updatedAt}, ${sessions.id})`;
+	return db
+		.select(sessionColumns)
+		.from(sessions)
+		.where(
+			and(
+				eq(sessions.workspaceId, ws),
+				window.after
+					? sql`${key} < (${window.after.updatedAt}::timestamptz, ${window.after.sessionId})`
+					: undefined,
+				window.before
+					? sql`${key} > (${window.before.updatedAt}::timestamptz, ${window.before.sessionId})`
+					: undefined,
+			),
+		)
+		.orderBy(
+			...(window.backward
+				? [sql`${sessions.updatedAt} asc`, sql`${sessions.id} asc`]
+				: [sql`${sessions.updatedAt} desc`, sql`${sessions.id} desc`]),
+		)
+		.limit(LIMIT)
+		.execute({ limit: window.limit + 1 });
+}
+
+export async function countSessions(db: Db, ws: string): Promise<number> {
+	const [row] = await db.select({ n: count() }).from(sessions).where(eq(sessions.workspaceId, ws));
+	return Number(row?.n ?? 0);
+}
+
+/** The session row of a new session; ALREADY_EXISTS when the workspace has that id. */
+export async function insertSession(db: Db, record: SessionRecord): Promise<void> {
+	const inserted = await db
+		.insert(sessions)
+		.values(sessionInsert(record))
+		.onConflictDoNothing()
+		.returning({ id: sessions.id });
+	if (inserted.length === 0) throw sessionIdTaken(record.sessionId);
+}
+
+const inSession = (ws: string, sessionId: string) =>
+	and(eq(entries.workspaceId, ws), eq(entries.sessionId, sessionId));
+
+export function entryRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	entryIds: readonly string[],
+): Promise<EntryRow[]> {
+	return db
+		.select(entryColumns)
+		.from(entries)
+		.where(and(inSession(ws, sessionId), sql`${entries.id} in ${list(entryIds)}`));
+}
+
+export interface EntryLogFilter {
+	afterSeq: number;
+	beforeSeq: number | undefined;
+	types: readonly string[] | undefined;
+	limit: number | undefined;
+	fromEnd: boolean;
+}
+
+/** The log in seq order (from the end: descending). */
+export function entryLogRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	filter: EntryLogFilter,
+): Promise<EntryRow[]> {
+	const { afterSeq, beforeSeq, types, limit, fromEnd } = filter;
+	const query = db
+		.select(entryColumns)
+		.from(entries)
+		.where(
+			and(
+				inSession(ws, sessionId),
+				sql`${entries.seq} > ${afterSeq}`,
+				beforeSeq === undefined ? undefined : sql`${entries.seq} < ${beforeSeq}`,
+				types ? sql`${entries.type} in ${list(types)}` : undefined,
+			),
+		)
+		.orderBy(fromEnd ? sql`${entries.seq} desc` : sql`${entries.seq} asc`);
+	return limit === undefined ? query : query.limit(LIMIT).execute({ limit });
+}
+
+export async function countByType(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	types: readonly string[],
+): Promise<number> {
+	const [row] = await db
+		.select({ n: count() })
+		.from(entries)
+		.where(and(inSession(ws, sessionId), sql`${entries.type} in ${list(types)}`));
+	return Number(row?.n ?? 0);
+}
+
+/** The tree nodes (leaf records excluded) whose parent is one of `parentIds`, in seq order. */
+export function childRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	parentIds: readonly string[],
+): Promise<EntryRow[]> {
+	return db
+		.select(entryColumns)
+		.from(entries)
+		.where(
+			and(
+				inSession(ws, sessionId),
+				sql`${entries.parentId} in ${list(parentIds)}`,
+				sql`${entries.type} <> 'leaf'`,
+			),
+		)
+		.orderBy(entries.seq);
+}
+
+/**
+ * The latest label entry per target (null targets: every target). `type =
+ * 'label'` stays a literal so that the partial index on label targets applies
+ * to a prepared statement too.
+ */
+export function latestLabelRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	targets: readonly string[] | null,
+): Promise<EntryRow[]> {
+	const target = sql`${entries.payload}->>'targetId'`;
+	return db
+		.selectDistinctOn([target], entryColumns)
+		.from(entries)
+		.where(
+			and(
+				inSession(ws, sessionId),
+				sql`${entries.type} = 'label'`,
+				targets ? sql`${target} in ${list(targets)}` : undefined,
+			),
+		)
+		.orderBy(target, sql`${entries.seq} desc`);
+}
+
+const child = alias(entries, "child");
+
+/** Tree nodes without a child node, in seq order. */
+export function tipRows(db: Db, ws: string, sessionId: string): Promise<EntryRow[]> {
+	return db
+		.select(entryColumns)
+		.from(entries)
+		.where(
+			and(
+				inSession(ws, sessionId),
+				sql`${entries.type} <> 'leaf'`,
+				notExists(
+					db
+						.select({ one: sql`1` })
+						.from(child)
+						.where(
+							and(
+								eq(child.workspaceId, entries.workspaceId),
+								eq(child.sessionId, entries.sessionId),
+								eq(child.parentId, entries.id),
+								sql`${child.type} <> 'leaf'`,
+							),
+						),
+				),
+			),
+		)
+		.orderBy(entries.seq);
+}
+
+/** The stored depth of one entry; null when the session has no such entry. */
+export async function entryDepth(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	entryId: string,
+): Promise<number | null> {
+	if (!isStorableText(entryId)) return null;
+	const [row] = await db
+		.select({ depth: entries.depth })
+		.from(entries)
+		.where(and(inSession(ws, sessionId), eq(entries.id, entryId)));
+	return row ? row.depth : null;
+}
+
+const entryTable = getTableColumns(entries);
+const entryFields = Object.keys(entryTable) as Array<keyof typeof entryTable>;
+
+/**
+ * INSERT of entry rows as one JSON parameter expanded by the server into the
+ * table's own row type: cheap to build for a thousand rows (an import) as for
+ * one (an append). The workspace is one parameter, not a field of every row.
+ */
+function insertEntries(ws: string, rows: readonly StoredEntry[]): SQL {
+	const records = entryInserts(ws, rows).map((row) =>
+		Object.fromEntries(
+			entryFields.filter((f) => f !== "workspaceId").map((f) => [entryTable[f].name, row[f] ?? null]),
+		),
+	);
+	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
+	const names = entryFields.map((f) => sql.identifier(entryTable[f].name));
+	const values = entryFields.map((f) =>
+		f === "workspaceId" ? sql`${ws}` : sql`r.${sql.identifier(entryTable[f].name)}`,
+	);
+	return sql`insert into ${entries} (${sql.join(names, sql`, `)})
+		select ${sql.join(values, sql`, `)}
+		from jsonb_populate_recordset(null::${entries}, ${JSON.stringify(records)}::jsonb) as r`;
+}
+
+/** Rows inserted per statement on import and fork (progress is reported per batch). */
+const INSERT_BATCH = 1000;
+
+/** Bulk INSERT (import, fork) in batches; `onBatch` hears how many rows are in after each. */
+export async function insertEntryBatches(
+	db: Db,
+	ws: string,
+	rows: readonly StoredEntry[],
+	onBatch?: (inserted: number) => void,
+): Promise<void> {
+	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+		const batch = rows.slice(i, i + INSERT_BATCH);
+		await db.execute(insertEntries(ws, batch));
+		onBatch?.(i + batch.length);
+	}
+}
+
+/** The session row's pointer columns after an append. */
+export type SessionPointer = Pick<
+	SessionRecord,
+	"leafId" | "leafDepth" | "lastSeq" | "entryCount" | "name" | "updatedAt"
+>;
+
+/**
+ * An append as one statement: insert the rows, move the session's pointer
+ * and, given `returning`, send the notice (only if the transaction commits).
+ */
+export function appendStatement(
+	ws: string,
+	sessionId: string,
+	rows: readonly StoredEntry[],
+	next: SessionPointer,
+	returning: SQL | undefined,
+): SQL {
+	// SET takes bare column names (`${sessions.leafId}` would render table-qualified, which Postgres refuses).
+	const set = (column: { name: string }, value: unknown) => sql`${sql.identifier(column.name)} = ${value}`;
+	return sql`with appended as (${insertEntries(ws, rows)})
+		update ${sessions} set ${sql.join(
+			[
+				set(sessions.leafId, next.leafId),
+				set(sessions.leafDepth, next.leafDepth),
+				set(sessions.lastSeq, next.lastSeq),
+				set(sessions.entryCount, next.entryCount),
+				set(sessions.name, next.name),
+				set(sessions.updatedAt, sql`${next.updatedAt}::timestamptz`),
+			],
+			sql`, `,
+		)}
+		where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId}
+		${returning ? sql`returning ${returning}` : sql``}`;
+}
+
+export const notifyCall = (channel: string, payload: string) => sql`pg_notify(${channel}, ${payload})`;
+
+/** Bulk work (import, fork) may run longer than a request's statement: for this transaction only. */
+export const statementTimeout = (ms: number) =>
+	sql`select set_config('statement_timeout', ${String(ms)}, true)`;

@@ -1,0 +1,111 @@
+/**
+ * The path walk: one recursive statement from an entry (default: the
+ * session's leaf) to the root, so a path costs one statement however deep
+ * (design/tree-rules.md). The query builder has no recursive CTE; the
+ * statement is raw SQL over the schema's columns. Inside the CTE the walk's
+ * own columns (`walk.id`, `stop_at`, …) are its, not the table's.
+ */
+
+import { sql } from "drizzle-orm";
+import type { StoredEntry } from "../../session/entry.js";
+import { invalidInput, SessionError } from "../../session/errors.js";
+import { SETTING_TYPES } from "../../session/kinds.js";
+import { isStorableText } from "../../session/validate.js";
+import { type Db, rawRows } from "./queries.js";
+import { type EntryRow, entryColumns, selectList, toStored } from "./rows.js";
+import { entries, sessions } from "./schema.js";
+
+/**
+ * `full`: the whole path. `bounded`: pi's path, stopped at the latest
+ * compaction's first kept entry. `context`: the whole path, entries older
+ * than that kept entry reduced to what settings need.
+ */
+export type WalkMode = "full" | "bounded" | "context";
+
+/** Settings entries (session/kinds.ts): read from the whole path even past the compaction bound; literal SQL, fixed in code. */
+const SETTINGS_TYPES = sql.raw(`(${SETTING_TYPES.map((type) => `'${type}'`).join(", ")})`);
+
+const keptFrom = sql`case when ${entries.type} = 'compaction' then ${entries.payload}->>'firstKeptEntryId' end`;
+
+/**
+ * The path from `fromId` (default: the session's leaf), root first. A
+ * `fromId` that is not a node of the session is NOT_FOUND (on `field`), a leaf
+ * record INVALID_INPUT; an empty result is told apart by `requireSession`
+ * (which throws for a missing session), so a found path costs one statement.
+ */
+export async function walkPath(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	fromId: string | null | undefined,
+	mode: WalkMode,
+	field: string,
+	requireSession: () => Promise<unknown>,
+): Promise<StoredEntry[]> {
+	const missing = async () => {
+		await requireSession();
+		return new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${sessionId}`, { field });
+	};
+	if (fromId === undefined || fromId === null) {
+		const path = (await walkRows(db, ws, sessionId, null, mode)).map(toStored);
+		if (path.length === 0) await requireSession();
+		return path;
+	}
+	// Postgres cannot compare with an id it cannot hold: no entry has it.
+	if (!isStorableText(fromId)) throw await missing();
+	const path = (await walkRows(db, ws, sessionId, fromId, mode)).map(toStored);
+	const start = path[path.length - 1];
+	if (!start || start.entry.id !== fromId) throw await missing();
+	if (start.entry.type === "leaf")
+		throw invalidInput(field, `entry ${fromId} is a leaf record, not a tree node`);
+	return path;
+}
+
+/** The path's rows, root first; none when the start entry is missing. */
+function walkRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	start: string | null,
+	mode: WalkMode,
+): Promise<EntryRow[]> {
+	const inSession = sql`${entries.workspaceId} = ${ws} and ${entries.sessionId} = ${sessionId}`;
+	const payload =
+		mode === "context"
+			? sql`case when not walk.beyond or ${entries.type} in ${SETTINGS_TYPES} then ${entries.payload}
+				else jsonb_build_object('message', jsonb_build_object('role', 'assistant',
+					'provider', ${entries.payload}->'message'->'provider', 'model', ${entries.payload}->'message'->'model'))
+				end`
+			: sql`${entries.payload}`;
+	return rawRows<EntryRow>(
+		db,
+		sql`with recursive start as (
+			select coalesce(${start}::text, ${sessions.leafId}) as id from ${sessions}
+			where ${sessions.id} = ${sessionId} and ${sessions.workspaceId} = ${ws}
+		), walk as (
+			select ${entries.id} as id, ${entries.parentId} as parent_id, ${entries.type} as type, ${entries.seq} as seq,
+				${keptFrom} as stop_at,
+				false as done,
+				${keptFrom} as kept_from,
+				false as beyond
+			from ${entries} join start on ${inSession} and ${entries.id} = start.id
+			union all
+			select ${entries.id}, ${entries.parentId}, ${entries.type}, ${entries.seq},
+				case when ${entries.type} = 'compaction' then ${entries.payload}->>'firstKeptEntryId' else walk.stop_at end,
+				walk.stop_at is not null and ${entries.id} = walk.stop_at,
+				coalesce(walk.kept_from, ${keptFrom}),
+				walk.beyond or (walk.kept_from is not null and walk.id = walk.kept_from)
+			from walk join ${entries} on ${inSession} and ${entries.id} = walk.parent_id
+			${mode === "bounded" ? sql`where not walk.done` : sql``}
+		)
+		select ${selectList({ ...entryColumns, payload })}
+		from walk join ${entries} on ${inSession} and ${entries.id} = walk.id
+		${
+			mode === "context"
+				? sql`where not walk.beyond or ${entries.type} in ${SETTINGS_TYPES}
+					or (${entries.type} = 'message' and ${entries.payload}->'message'->>'role' = 'assistant')`
+				: sql``
+		}
+		order by ${entries.depth}`,
+	);
+}
