@@ -224,8 +224,8 @@ export function formatSummary(summary: ImportSummary): string {
 /** The part of a stream the reporter writes to (process.stdout / process.stderr fit). */
 export interface TextSink {
 	write(text: string): unknown;
-	isTTY?: boolean;
-	columns?: number;
+	isTTY?: boolean | undefined;
+	columns?: number | undefined;
 }
 
 const CLEAR_LINE = "\r\x1b[2K";

@@ -78,7 +78,8 @@ class SessionFeed {
 					let rows: StoredEntry[];
 					do {
 						rows = await this.store.listEntries(this.ws, this.sessionId, {
-							afterSeq: this.head,
+							// Set by start() before any pull.
+							afterSeq: this.head ?? 0,
 							limit: this.batchSize,
 						});
 						for (const row of rows) {

@@ -20,7 +20,12 @@ export function isGraphQLError(error: unknown): error is GraphQLError {
 export function toGraphQLError(error: SessionError, located?: GraphQLError): GraphQLError {
 	return createGraphQLError(error.message, {
 		...(located
-			? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
+			? {
+					nodes: located.nodes ?? null,
+					source: located.source,
+					positions: located.positions,
+					path: located.path,
+				}
 			: {}),
 		extensions: { code: error.code, ...(error.field === undefined ? {} : { field: error.field }) },
 	});
@@ -50,7 +55,7 @@ export function withStoreErrorCode(error: GraphQLError): GraphQLError {
 export function withRequestErrorCode(error: GraphQLError): GraphQLError {
 	if (error.extensions?.code !== undefined) return error;
 	return new GraphQLError(error.message, {
-		nodes: error.nodes,
+		nodes: error.nodes ?? null,
 		source: error.source,
 		positions: error.positions,
 		path: error.path,

@@ -17,10 +17,10 @@ export const MAX_PAGE_SIZE = 500;
 
 /** Relay's connection arguments as GraphQL gives them: null or absent both mean "not given". */
 export interface ConnectionArgs {
-	first?: number | null;
-	after?: string | null;
-	last?: number | null;
-	before?: string | null;
+	first?: number | null | undefined;
+	after?: string | null | undefined;
+	last?: number | null | undefined;
+	before?: string | null | undefined;
 }
 
 export function pageSize(value: number | null | undefined, field: string): number | undefined {

@@ -29,7 +29,8 @@ function config(env: NodeJS.ProcessEnv, overrides: Partial<AuthConfig> = {}): Au
 	return { ...authConfig({ AUTH_MODE: "jwt", ...env }, { production: false }), ...overrides };
 }
 
-const claims = (extra: JWTPayload = {}): JWTPayload => ({
+/** `undefined` in `extra` drops that claim (jose leaves undefined members out of the payload). */
+const claims = (extra: Record<string, unknown> = {}): JWTPayload => ({
 	workspace: "team-a",
 	sub: "alice",
 	scope: "read write",

@@ -102,7 +102,7 @@ class Sink implements TextSink {
 	text = "";
 	constructor(
 		readonly isTTY: boolean,
-		readonly columns?: number,
+		readonly columns?: number | undefined,
 	) {}
 	write(text: string): boolean {
 		this.text += text;

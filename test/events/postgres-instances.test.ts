@@ -45,7 +45,7 @@ describe("live updates across two instances on one Postgres", () => {
 
 	beforeAll(async () => {
 		a = await startTestServer("postgres");
-		b = await startTestServer("postgres", { databaseUrl: a.databaseUrl });
+		b = await startTestServer("postgres", a.databaseUrl ? { databaseUrl: a.databaseUrl } : {});
 		admin = postgres(a.databaseUrl ?? "", { max: 1, onnotice: () => {} });
 	});
 

@@ -157,20 +157,20 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			const page1 = await store().listSessions(ws, { first: 2 });
 			expect(page1.items.map((i) => i.node.sessionId)).toEqual(["s2", "s5"]);
 			expect(page1.hasNextPage).toBe(true);
-			const page2 = await store().listSessions(ws, { first: 2, after: page1.items[1]?.cursor });
+			const page2 = await store().listSessions(ws, { first: 2, after: page1.items[1]?.cursor ?? "" });
 			expect(page2.items.map((i) => i.node.sessionId)).toEqual(["s4", "s3"]);
 			expect(page2).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
-			const page3 = await store().listSessions(ws, { first: 2, after: page2.items[1]?.cursor });
+			const page3 = await store().listSessions(ws, { first: 2, after: page2.items[1]?.cursor ?? "" });
 			expect(page3.items.map((i) => i.node.sessionId)).toEqual(["s1"]);
 			expect(page3.hasNextPage).toBe(false);
-			const beyond = await store().listSessions(ws, { first: 2, after: page3.items[0]?.cursor });
+			const beyond = await store().listSessions(ws, { first: 2, after: page3.items[0]?.cursor ?? "" });
 			expect(beyond.items).toEqual([]);
 			expect(beyond.hasNextPage).toBe(false);
 
 			const lastTwo = await store().listSessions(ws, { last: 2 });
 			expect(lastTwo.items.map((i) => i.node.sessionId)).toEqual(["s3", "s1"]);
 			expect(lastTwo.hasPreviousPage).toBe(true);
-			const before = await store().listSessions(ws, { last: 2, before: lastTwo.items[0]?.cursor });
+			const before = await store().listSessions(ws, { last: 2, before: lastTwo.items[0]?.cursor ?? "" });
 			expect(before.items.map((i) => i.node.sessionId)).toEqual(["s5", "s4"]);
 		});
 

@@ -188,7 +188,9 @@ const ImportSessionInput = builder.inputType("ImportSessionInput", {
 });
 
 /** Drop nulls: GraphQL's "not given" and the store's optional fields. */
-function given<T extends Record<string, unknown>>(input: T): { [K in keyof T]?: Exclude<T[K], null> } {
+function given<T extends Record<string, unknown>>(
+	input: T,
+): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
 	return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as never;
 }
 
