@@ -22,13 +22,25 @@ export function pathStart(
 	field = "fromId",
 ): string | null {
 	if (fromId === undefined || fromId === null) return session.leafId;
+	checkPathStart(session.sessionId, fromId, found, field);
+	return fromId;
+}
+
+/**
+ * A given start must be a node of the session: NOT_FOUND when the session
+ * has no entry `fromId` (`found` is what the backend found under that id),
+ * INVALID_INPUT for a leaf record. Every backend applies this one rule.
+ */
+export function checkPathStart(
+	sessionId: string,
+	fromId: string,
+	found: StoredEntry | null | undefined,
+	field: string,
+): void {
 	if (!found)
-		throw new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${session.sessionId}`, {
-			field,
-		});
+		throw new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${sessionId}`, { field });
 	if (found.entry.type === "leaf")
 		throw invalidInput(field, `entry ${fromId} is a leaf record, not a tree node`);
-	return fromId;
 }
 
 /** When an imported session was last active: its newest entry, or its creation. */

@@ -8,9 +8,9 @@
 
 import { sql } from "drizzle-orm";
 import type { StoredEntry } from "../../session/entry.js";
-import { invalidInput, SessionError } from "../../session/errors.js";
 import { SETTING_TYPES } from "../../session/kinds.js";
 import { isStorableText } from "../../session/validate.js";
+import { checkPathStart } from "../records.js";
 import { type Db, rawRows } from "./queries.js";
 import { type EntryRow, entryColumns, selectList, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
@@ -42,22 +42,18 @@ export async function walkPath(
 	field: string,
 	requireSession: () => Promise<unknown>,
 ): Promise<StoredEntry[]> {
-	const missing = async () => {
-		await requireSession();
-		return new SessionError("NOT_FOUND", `Entry ${fromId} not found in session ${sessionId}`, { field });
-	};
 	if (fromId === undefined || fromId === null) {
 		const path = (await walkRows(db, ws, sessionId, null, mode)).map(toStored);
 		if (path.length === 0) await requireSession();
 		return path;
 	}
 	// Postgres cannot compare with an id it cannot hold: no entry has it.
-	if (!isStorableText(fromId)) throw await missing();
-	const path = (await walkRows(db, ws, sessionId, fromId, mode)).map(toStored);
+	const path = isStorableText(fromId) ? (await walkRows(db, ws, sessionId, fromId, mode)).map(toStored) : [];
 	const start = path[path.length - 1];
-	if (!start || start.entry.id !== fromId) throw await missing();
-	if (start.entry.type === "leaf")
-		throw invalidInput(field, `entry ${fromId} is a leaf record, not a tree node`);
+	const found = start?.entry.id === fromId ? start : null;
+	// A missing session is reported before a missing entry.
+	if (!found) await requireSession();
+	checkPathStart(sessionId, fromId, found, field);
 	return path;
 }
 
