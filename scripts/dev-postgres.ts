@@ -27,7 +27,8 @@ export interface DisposableDatabase {
 /** Quiet clients: NOTICEs (e.g. "database does not exist, skipping") are not results. */
 const connect = (url: string) => postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
 
-function freePort(): Promise<number> {
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once("error", reject);

@@ -7,10 +7,10 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "../../scripts/dev-postgres.js";
 
 const run = promisify(execFile);
 const STEP_TIMEOUT_MS = 60_000;
@@ -48,19 +48,6 @@ export function clusterUser(): { name: string; uid: number; gid: number } | "sel
 	const uid = quiet("id", ["-u", "postgres"]);
 	const gid = quiet("id", ["-g", "postgres"]);
 	return uid && gid ? { name: "postgres", uid: Number(uid), gid: Number(gid) } : undefined;
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() =>
-				typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-			);
-		});
-	});
 }
 
 export async function startPrivateCluster(bin: string): Promise<PrivateCluster> {
