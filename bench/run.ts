@@ -7,6 +7,11 @@
  *
  * BENCH_ITERATIONS (default 200) sets the iterations of the cheap operations;
  * the others scale from it (cases.ts).
+ *
+ * Then the HTTP section (bench/http.ts): the real server against raw
+ * postgres.js, each ratio beside issue 10's target, and the storage ratio.
+ * `--quick` (npm run bench -- --quick) runs fewer store iterations (50 unless
+ * BENCH_ITERATIONS is set), shorter HTTP rounds and a shorter chain.
  */
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -15,16 +20,20 @@ import { openPglite, openPostgres } from "../src/store/postgres/open.js";
 import type { PgStore } from "../src/store/postgres/store.js";
 import { RawBaseline } from "./baseline.js";
 import { type BaselineSide, CASES, type ReadSession } from "./cases.js";
+import { FULL_PLAN, QUICK_PLAN, runHttpSection } from "./http.js";
 import { measure, type Stats } from "./measure.js";
 import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
 import { type CaseResult, formatJson, formatLegend, formatTable, type RunInfo, ratioOf } from "./report.js";
 import { loadSessionFile, WORKSPACE } from "./workload.js";
 
 const DEFAULT_ITERATIONS = 200;
+const QUICK_ITERATIONS = 50;
+
+const quick = process.argv.slice(2).includes("--quick");
 
 function iterationsFrom(env: NodeJS.ProcessEnv): number {
 	const given = env.BENCH_ITERATIONS?.trim();
-	if (!given) return DEFAULT_ITERATIONS;
+	if (!given) return quick ? QUICK_ITERATIONS : DEFAULT_ITERATIONS;
 	const n = Number(given);
 	if (!Number.isInteger(n) || n < 1) {
 		throw new Error(`BENCH_ITERATIONS must be a positive integer; got ${JSON.stringify(given)}`);
@@ -170,6 +179,8 @@ async function main(): Promise<void> {
 		} finally {
 			await database.drop();
 		}
+		const label = `PostgreSQL ${info.server.version} (${info.server.origin}), ${info.machine.cpus} CPUs${quick ? ", --quick" : ""}`;
+		process.stdout.write(`\n${await runHttpSection(server, quick ? QUICK_PLAN : FULL_PLAN, label)}`);
 	} finally {
 		await server.stop();
 	}

@@ -1,0 +1,84 @@
+/**
+ * Timing for the HTTP cases: each side runs its clients for a fixed time,
+ * the two sides take turns in rounds, and each side's figure is the median
+ * over its rounds (ops/s) or over all its operations (latency).
+ */
+import { performance } from "node:perf_hooks";
+import { type Batch, type Stats, summarize } from "./measure.js";
+
+/** One operation of client `worker`; `index` counts that client's operations from 0. */
+export type Operation = (worker: number, index: number) => Promise<unknown>;
+
+export interface TimedPlan {
+	/** Each side runs this long once, unmeasured, before the first round. */
+	warmupMs: number;
+	/** Each side's turn in a round. */
+	phaseMs: number;
+	rounds: number;
+}
+
+export interface SideStats extends Stats {
+	/** Median over the rounds of each round's operations / wall time. */
+	medianOpsPerSec: number;
+}
+
+/**
+ * `workers` clients issue operations back to back until `ms` have passed;
+ * an operation started before the deadline is waited for and counted.
+ */
+function timedPhase(workers: number, ms: number, operation: Operation, next: number[]): Promise<Batch> {
+	const latenciesMs: number[] = [];
+	const started = performance.now();
+	const deadline = started + ms;
+	return Promise.all(
+		Array.from({ length: workers }, async (_, worker) => {
+			while (performance.now() < deadline) {
+				const index = next[worker] ?? 0;
+				next[worker] = index + 1;
+				const t0 = performance.now();
+				await operation(worker, index);
+				latenciesMs.push(performance.now() - t0);
+			}
+		}),
+	).then(() => ({ latenciesMs, wallMs: performance.now() - started }));
+}
+
+/** Runs `operation` from `workers` clients for `ms`, unmeasured (JIT, caches, connections). */
+export async function warmUp(workers: number, ms: number, operation: Operation): Promise<void> {
+	await timedPhase(workers, ms, operation, []);
+}
+
+const median = (values: readonly number[]) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2
+		? (sorted[mid] as number)
+		: ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/**
+ * Ours and the baseline in alternating order (ours first in even rounds,
+ * the baseline first in odd ones), so drift in the machine's load over the
+ * run falls on both sides alike.
+ */
+export async function alternate(
+	ours: Operation,
+	baseline: Operation,
+	workers: number,
+	plan: TimedPlan,
+): Promise<[SideStats, SideStats]> {
+	const sides = [ours, baseline];
+	const next = sides.map(() => Array.from({ length: workers }, () => 0));
+	for (const [i, side] of sides.entries()) await timedPhase(workers, plan.warmupMs, side, next[i] ?? []);
+	const batches: Batch[][] = sides.map(() => []);
+	for (let round = 0; round < plan.rounds; round++) {
+		const order = round % 2 === 0 ? [0, 1] : [1, 0];
+		for (const i of order) {
+			batches[i]?.push(await timedPhase(workers, plan.phaseMs, sides[i] as Operation, next[i] ?? []));
+		}
+	}
+	return batches.map((b) => ({
+		...summarize(b),
+		medianOpsPerSec: median(b.map((batch) => summarize([batch]).opsPerSec)),
+	})) as [SideStats, SideStats];
+}

@@ -1,0 +1,255 @@
+/**
+ * The HTTP section of `npm run bench` (issue 10): the real server in a child
+ * process (bench/http-server.ts) against raw postgres.js on the same
+ * database, in the same run, in alternating rounds; then the storage ratio.
+ * Each ratio is printed next to the issue's target. Not measured here: the
+ * fan-out case (1,000 SSE subscribers against a bare Yoga + createPubSub).
+ */
+import { loadavg } from "node:os";
+import postgres from "postgres";
+import { openPostgres } from "../src/store/postgres/open.js";
+import { RawBaseline } from "./baseline.js";
+import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } from "./http-cases.js";
+import { alternate, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
+import { startHttpServer } from "./http-server.js";
+import { createBenchDatabase, type PostgresServer } from "./postgres.js";
+import { loadSessionFile, syntheticSessionFile } from "./workload.js";
+
+export interface HttpPlan extends TimedPlan {
+	/** Entries of the chain that context and branch walk (the issue measures 10,000). */
+	chainLength: number;
+}
+
+export const FULL_PLAN: HttpPlan = { chainLength: 10_000, warmupMs: 2_000, phaseMs: 4_000, rounds: 4 };
+export const QUICK_PLAN: HttpPlan = { chainLength: 2_000, warmupMs: 1_000, phaseMs: 1_500, rounds: 3 };
+
+/** The issue's storage workload: 50 sessions of 500 entries. */
+const STORAGE_SESSIONS = 50;
+const STORAGE_ENTRIES = 500;
+const STORAGE_TARGET = 1.3;
+
+export interface HttpResult {
+	key: string;
+	title: string;
+	metric: "throughput" | "latency" | "bytes";
+	ours: number;
+	baseline: number;
+	ratio: number;
+	target: number;
+	met: boolean;
+	/** Latency and throughput details of both sides (not for bytes). */
+	detail?: { ours: SideStats; baseline: SideStats };
+}
+
+const progress = (message: string) => process.stderr.write(`bench: http  ${message}\n`);
+
+function judge(c: Pick<HttpCase, "metric" | "target">, ratio: number): boolean {
+	return c.metric === "latency" ? ratio <= c.target : ratio >= c.target;
+}
+
+async function measureCase(c: HttpCase, plan: TimedPlan): Promise<HttpResult> {
+	progress(c.key);
+	await c.check?.();
+	const [ours, baseline] = await alternate(c.ours, c.baseline, c.workers, plan);
+	const [a, b] =
+		c.metric === "throughput"
+			? [ours.medianOpsPerSec, baseline.medianOpsPerSec]
+			: [ours.medianMs, baseline.medianMs];
+	const ratio = a / b;
+	return {
+		key: c.key,
+		title: c.title,
+		metric: c.metric,
+		ours: a,
+		baseline: b,
+		ratio,
+		target: c.target,
+		met: judge(c, ratio),
+		detail: { ours, baseline },
+	};
+}
+
+type StorageSource = "pi" | "synthetic";
+
+/**
+ * A session file of `entries` entries: the first ones of the real pi file
+ * (when present, and long enough), or the generated one (~950-byte messages).
+ */
+function storageFile(source: StorageSource, entries: number): string | undefined {
+	if (source === "synthetic") return syntheticSessionFile(entries + 1);
+	const file = loadSessionFile();
+	if (file.source === "synthetic") return undefined;
+	const lines = file.text.split("\n").filter((line) => line.trim() !== "");
+	return lines.length > entries ? `${lines.slice(0, entries + 1).join("\n")}\n` : undefined;
+}
+
+/**
+ * Bytes of the sessions and entries tables with their indexes and TOAST,
+ * after VACUUM (this server runs no autovacuum), ÷ the same sessions as pi
+ * JSONL files. A database of its own, so nothing else is counted.
+ */
+async function measureStorage(serverUrl: string, source: StorageSource): Promise<HttpResult | undefined> {
+	const text = storageFile(source, STORAGE_ENTRIES);
+	if (text === undefined) return undefined;
+	progress(`storage: ${STORAGE_SESSIONS} sessions × ${STORAGE_ENTRIES} entries (${source})`);
+	const database = await createBenchDatabase(serverUrl);
+	try {
+		const store = await openPostgres(database.url);
+		try {
+			for (let i = 0; i < STORAGE_SESSIONS; i++) {
+				await store.importSession(HTTP_WORKSPACE, text, { sessionId: `storage-${i}` });
+			}
+		} finally {
+			await store.close();
+		}
+		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		try {
+			await sql`vacuum analyze sessions`;
+			await sql`vacuum analyze entries`;
+			const [row] = await sql<{ bytes: string }[]>`
+				select (pg_total_relation_size('sessions') + pg_total_relation_size('entries'))::text as bytes`;
+			const ours = Number(row?.bytes);
+			const baseline = Buffer.byteLength(text) * STORAGE_SESSIONS;
+			const ratio = ours / baseline;
+			return {
+				key: `storage ${source}`,
+				title: `bytes of sessions + entries (tables, indexes, TOAST; after VACUUM) ÷ the same ${STORAGE_SESSIONS} × ${STORAGE_ENTRIES}-entry sessions as pi JSONL; ${source === "pi" ? "each the first entries of the real pi file" : "each the generated file of workload.ts"}`,
+				metric: "bytes",
+				ours,
+				baseline,
+				ratio,
+				target: STORAGE_TARGET,
+				met: ratio <= STORAGE_TARGET,
+			};
+		} finally {
+			await sql.end({ timeout: 5 });
+		}
+	} finally {
+		await database.drop();
+	}
+}
+
+/** Seeds the chain through the store (outside timing), then serves that database. */
+async function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpResult[]> {
+	const database = await createBenchDatabase(serverUrl);
+	try {
+		progress(`seeding a ${plan.chainLength}-entry chain`);
+		const store = await openPostgres(database.url);
+		try {
+			await store.importSession(HTTP_WORKSPACE, syntheticSessionFile(plan.chainLength + 1), {
+				sessionId: CHAIN_SESSION,
+			});
+		} finally {
+			await store.close();
+		}
+		const raw = new RawBaseline(database.url);
+		const reads = new RawReads(database.url);
+		try {
+			await raw.analyze();
+			progress("starting the server (NODE_ENV=production)");
+			const server = await startHttpServer(database.url);
+			try {
+				const cases = await httpCases(server.url, raw, reads, plan.chainLength);
+				// The server is a fresh process: without this, the first case would also
+				// measure V8 compiling the server's code paths, the later ones would not.
+				progress("warming the server up");
+				for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
+				const results: HttpResult[] = [];
+				for (const c of cases) {
+					results.push(await measureCase(c, plan));
+				}
+				return results;
+			} finally {
+				await server.stop();
+			}
+		} finally {
+			await reads.close();
+			await raw.close();
+		}
+	} finally {
+		await database.drop();
+	}
+}
+
+const fixed = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+function figure(metric: HttpResult["metric"], x: number): string {
+	if (metric === "throughput") return `${fixed(x)}/s`;
+	if (metric === "latency") return `${fixed(x)} ms`;
+	return `${(x / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function formatHttpTable(results: readonly HttpResult[]): string {
+	const header = ["case", "ours", "baseline", "ratio", "target", "met?"];
+	const rows = results.map((r) => [
+		r.key,
+		figure(r.metric, r.ours),
+		figure(r.metric, r.baseline),
+		r.ratio.toFixed(2),
+		`${r.metric === "throughput" ? "≥" : "≤"} ${r.target.toFixed(2)}`,
+		r.met ? "yes" : "NO",
+	]);
+	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+	const line = (cells: readonly string[]) =>
+		cells
+			.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+			.join("  ");
+	return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+function formatHttpLegend(results: readonly HttpResult[]): string {
+	return [
+		...results.map((r) => `  ${r.key.padEnd(18)}${r.title}`),
+		"  ours              the server (node src/main.ts, NODE_ENV=production, AUTH_MODE=none) over HTTP/1.1 keep-alive",
+		"                    from this process; baseline: raw postgres.js (prepared) in this process, same database",
+		"  ratio             throughput: median ops/s over rounds, ours ÷ baseline (higher is better);",
+		"                    latency: median ms, ours ÷ baseline, and bytes ÷ JSONL bytes (lower is better)",
+		"  not measured here: 1,000 SSE subscribers vs bare graphql-yoga + createPubSub (npm run bench:live)",
+	].join("\n");
+}
+
+const load = () =>
+	loadavg()
+		.map((x) => x.toFixed(2))
+		.join(" ");
+
+/** Runs every HTTP case and the storage case on `server`; returns the section's text for stdout. */
+export async function runHttpSection(server: PostgresServer, plan: HttpPlan, label: string): Promise<string> {
+	const loadStart = load();
+	const started = performance.now();
+	const results = [...(await measureServer(server.url, plan))];
+	for (const source of ["pi", "synthetic"] as const) {
+		const storage = await measureStorage(server.url, source);
+		if (storage) results.push(storage);
+	}
+	const loadEnd = load();
+	const seconds = ((performance.now() - started) / 1000).toFixed(1);
+	const rows = results.map(({ detail, ...r }) => ({
+		...r,
+		ours: Number(r.ours.toFixed(3)),
+		baseline: Number(r.baseline.toFixed(3)),
+		ratio: Number(r.ratio.toFixed(3)),
+		...(detail
+			? {
+					n: { ours: detail.ours.iterations, baseline: detail.baseline.iterations },
+					p95Ms: {
+						ours: Number(detail.ours.p95Ms.toFixed(3)),
+						baseline: Number(detail.baseline.p95Ms.toFixed(3)),
+					},
+				}
+			: {}),
+	}));
+	return [
+		`HTTP server vs raw postgres.js (issue 10 targets) — ${label}, chain ${plan.chainLength} entries,`,
+		`${plan.rounds} alternating rounds × ${plan.phaseMs / 1000} s per side after ${plan.warmupMs / 1000} s warm-up, ${seconds} s`,
+		`loadavg at start ${loadStart}; at end ${loadEnd}`,
+		"",
+		formatHttpTable(results),
+		"",
+		formatHttpLegend(results),
+		"",
+		"HTTP JSON:",
+		JSON.stringify({ plan, loadavg: { start: loadStart, end: loadEnd }, results: rows }),
+		"",
+	].join("\n");
+}
