@@ -6,6 +6,7 @@ import { AuthConfigError } from "./auth/config.js";
 import { createAuthenticator } from "./auth/verify.js";
 import { ConfigError, describeStore, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
+import { guardProcess } from "./process-guard.js";
 import { serve } from "./server.js";
 import { openServices } from "./services.js";
 import { configureInputLimits } from "./session/limits.js";
@@ -13,6 +14,7 @@ import { configureInputLimits } from "./session/limits.js";
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
+	guardProcess(logger);
 	configureInputLimits(config.input);
 	const authenticator = createAuthenticator(config.auth);
 	if (config.auth.warning) logger.warn(config.auth.warning);

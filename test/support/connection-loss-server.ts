@@ -7,6 +7,7 @@
  * warnings and errors on stderr, and stops on SIGTERM.
  */
 import { createLogger } from "../../src/logger.js";
+import { guardProcess } from "../../src/process-guard.js";
 import { serve } from "../../src/server.js";
 import { openServices } from "../../src/services.js";
 
@@ -14,6 +15,8 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
 
 const logger = createLogger("warn");
+// As src/main.ts does.
+guardProcess(logger);
 const services = await openServices({ backend: "postgres", url }, logger);
 const running = await serve({ services, logger, port: 0, host: "127.0.0.1" });
 process.stdout.write(`${JSON.stringify({ url: running.url, wsUrl: running.wsUrl })}\n`);
