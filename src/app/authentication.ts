@@ -68,10 +68,13 @@ function untilExpiry(
 	const stream: AsyncIterableIterator<ExecutionResult> = {
 		async next() {
 			if (ended) return { done: true, value: undefined };
-			const next = await Promise.race([source.next(), expiry]);
+			const pending = source.next();
+			const next = await Promise.race([pending, expiry]);
 			if (next === "expired") {
 				finish();
-				void source.return?.();
+				// The source's next() lost the race: whatever it settles with, nobody waits for it any more.
+				pending.catch(() => {});
+				source.return?.()?.catch(() => {});
 				return { done: false, value: expired() };
 			}
 			if (next.done) finish();

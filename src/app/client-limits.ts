@@ -26,7 +26,7 @@ export function useSubscriptionsPerClient(limit: number): Plugin {
 				const address = clientAddress(args.contextValue);
 				const count = open.get(address) ?? 0;
 				if (count >= limit) {
-					void (result as AsyncIterableIterator<unknown>).return?.();
+					(result as AsyncIterableIterator<unknown>).return?.()?.catch(() => {});
 					setResult({
 						errors: [
 							new GraphQLError(

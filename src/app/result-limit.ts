@@ -97,7 +97,7 @@ function checkedStream(
 			const value = checked(item.value, check, "subscription event");
 			if (value !== item.value) {
 				ended = true;
-				void source.return?.();
+				source.return?.()?.catch(() => {});
 			}
 			return { done: false, value };
 		},
