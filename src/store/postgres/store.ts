@@ -1,20 +1,9 @@
-/**
- * The Postgres backend, on Drizzle; one class serves embedded PGlite and
- * postgres.js. Writes run the shared write procedure (../write.ts) in one
- * transaction that locks the session row. Path and context reads are one
- * recursive CTE each (bounded number of statements, not one per entry).
- * This class decides when statements run and what an empty result means;
- * the statements are in ./queries.ts and ./walk.ts, the row mapping in
- * ./rows.ts, the planner statistics in ./upkeep.ts. (It runs a little over
- * 350 lines: one method per SessionStore operation, each short.)
- */
-import { sql } from "drizzle-orm";
 import { projectContext } from "../../session/context.js";
 import type { DraftEntry, EntryType, LabelEntry, SessionContext, StoredEntry } from "../../session/entry.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { isStorableText } from "../../session/validate.js";
-import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commits.js";
+import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
 import { forkedSessionRecord, forkTargetId, importedSessionRecord, newSessionRecord } from "../records.js";
 import {
@@ -37,11 +26,9 @@ import {
 	systemClock,
 	TreeWrites,
 	type WriteOutcome,
-	writeDrafts,
-	writeNotice,
 } from "../write.js";
+import { insertEntryBatches, statementTimeout } from "./inserts.js";
 import {
-	appendStatement,
 	childRows,
 	countByType,
 	countSessions,
@@ -49,19 +36,17 @@ import {
 	entryDepth,
 	entryLogRows,
 	entryRows,
-	insertEntryBatches,
 	insertSession,
 	latestLabelRows,
-	notifyCall,
 	sessionRow,
 	sessionRows,
 	sessionWindowRows,
-	statementTimeout,
 	tipRows,
 } from "./queries.js";
 import { setLabels, toRecord, toStored } from "./rows.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, walkPath } from "./walk.js";
+import { PgWrites } from "./writes.js";
 
 export type { Db } from "./queries.js";
 export type { Upkeep } from "./upkeep.js";
@@ -82,7 +67,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	readonly db: Db;
 	private readonly closeClient: () => Promise<void>;
 
-	private readonly announcer: CommitAnnouncer | undefined;
+	private readonly writes: PgWrites;
 
 	private readonly statistics: AnalyzeSchedule;
 
@@ -95,32 +80,16 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.statistics = new AnalyzeSchedule(options.upkeep);
 		this.backend = options.backend;
 		this.closeClient = options.close;
-		this.announcer = options.announce;
+		this.writes = new PgWrites(db, {
+			announce: options.announce,
+			onWritten: (n) => this.statistics.countWrites(n),
+		});
 	}
 
 	/** Bulk work (import, fork) may run longer than a request's statement: for this transaction only. */
 	private async bulkTimeout(tx: Db): Promise<void> {
 		if (this.bulkStatementTimeoutMs !== undefined)
 			await tx.execute(statementTimeout(this.bulkStatementTimeoutMs));
-	}
-
-	/** The NOTIFY of a notice, when commits are announced that way; undefined otherwise. */
-	private notifyOf(notice: CommitNotice | null) {
-		return notice && this.announcer?.kind === "notify"
-			? notifyCall(this.announcer.channel, encodeNotice(notice))
-			: undefined;
-	}
-
-	/** NOTIFY inside the transaction: delivered only if it commits, and only then. */
-	private async notifyIn(tx: Db, notice: CommitNotice | null): Promise<void> {
-		const notify = this.notifyOf(notice);
-		if (notify) await tx.execute(sql`select ${notify}`);
-	}
-
-	/** The in-process announcement, after the commit. */
-	private announced(notice: CommitNotice | null): void {
-		if (notice && this.announcer?.kind === "callback") this.announcer.onCommit(notice);
-		if (notice) this.statistics.countWrites(notice.toSeq - notice.fromSeq + 1);
 	}
 
 	/** Runs on the raw client, outside the statement log (it is upkeep, not a query of a request). */
@@ -151,9 +120,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const record = newSessionRecord(ws, input, systemClock.now());
 		await this.db.transaction(async (tx) => {
 			await insertSession(tx, record);
-			await this.notifyIn(tx, createdNotice(record));
+			await this.writes.notifyIn(tx, createdNotice(record));
 		});
-		this.announced(createdNotice(record));
+		this.writes.announced(createdNotice(record));
 		return record;
 	}
 
@@ -174,34 +143,13 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return toPage(rows.map(toRecord), window, total);
 	}
 
-	protected async write(
+	protected write(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
-		const outcome = await this.db.transaction(async (tx) =>
-			writeDrafts(
-				{
-					lockSession: () => this.getSessionWith(tx, ws, sessionId, "update"),
-					findEntries: async (ids) => {
-						if (ids.length === 0) return new Map();
-						const rows = await entryRows(tx, ws, sessionId, ids);
-						return new Map(rows.map((r) => [r.id, toStored(r)]));
-					},
-					commit: async (rows, next) => {
-						const notice = writeNotice({ rows: [...rows], session: next });
-						// One statement inserts the rows, moves the pointer and sends the notice.
-						await tx.execute(appendStatement(ws, sessionId, rows, next, this.notifyOf(notice)));
-					},
-				},
-				sessionId,
-				drafts,
-				options,
-			),
-		);
-		this.announced(writeNotice(outcome));
-		return outcome;
+		return this.writes.write(ws, sessionId, drafts, options);
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
@@ -314,9 +262,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 			await this.bulkTimeout(tx);
 			await insertSession(tx, record);
 			await insertEntryBatches(tx, ws, file.rows, (n) => options.onProgress?.(n, file.rows.length));
-			await this.notifyIn(tx, createdNotice(record));
+			await this.writes.notifyIn(tx, createdNotice(record));
 		});
-		this.announced(createdNotice(record));
+		this.writes.announced(createdNotice(record));
 		return record;
 	}
 
@@ -351,10 +299,10 @@ export class PgStore extends TreeWrites implements SessionStore {
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
 			await insertSession(tx, record);
 			await insertEntryBatches(tx, ws, plan.rows);
-			await this.notifyIn(tx, createdNotice(record));
+			await this.writes.notifyIn(tx, createdNotice(record));
 			return record;
 		});
-		this.announced(createdNotice(forked));
+		this.writes.announced(createdNotice(forked));
 		return forked;
 	}
 
