@@ -6,13 +6,13 @@
  * fan-out case (1,000 SSE subscribers against a bare Yoga + createPubSub).
  */
 import { loadavg } from "node:os";
-import postgres from "postgres";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { RawBaseline } from "./baseline.js";
 import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } from "./http-cases.js";
 import { alternate, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
 import { startHttpServer } from "./http-server.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
+import { measureStorageBytes } from "./storage.js";
 import { loadSessionFile, syntheticSessionFile } from "./workload.js";
 
 export interface HttpPlan extends TimedPlan {
@@ -47,7 +47,7 @@ function judge(c: Pick<HttpCase, "metric" | "target">, ratio: number): boolean {
 	return c.metric === "latency" ? ratio <= c.target : ratio >= c.target;
 }
 
-async function measureCase(c: HttpCase, plan: TimedPlan): Promise<HttpResult> {
+export async function measureCase(c: HttpCase, plan: TimedPlan): Promise<HttpResult> {
 	progress(c.key);
 	await c.check?.();
 	const [ours, baseline] = await alternate(c.ours, c.baseline, c.workers, plan);
@@ -92,41 +92,19 @@ async function measureStorage(serverUrl: string, source: StorageSource): Promise
 	const text = storageFile(source, STORAGE_ENTRIES);
 	if (text === undefined) return undefined;
 	progress(`storage: ${STORAGE_SESSIONS} sessions × ${STORAGE_ENTRIES} entries (${source})`);
-	const database = await createBenchDatabase(serverUrl);
-	try {
-		const store = await openPostgres(database.url);
-		try {
-			for (let i = 0; i < STORAGE_SESSIONS; i++) {
-				await store.importSession(HTTP_WORKSPACE, text, { sessionId: `storage-${i}` });
-			}
-		} finally {
-			await store.close();
-		}
-		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
-		try {
-			await sql`vacuum analyze sessions`;
-			await sql`vacuum analyze entries`;
-			const [row] = await sql<{ bytes: string }[]>`
-				select (pg_total_relation_size('sessions') + pg_total_relation_size('entries'))::text as bytes`;
-			const ours = Number(row?.bytes);
-			const baseline = Buffer.byteLength(text) * STORAGE_SESSIONS;
-			const ratio = ours / baseline;
-			return {
-				key: `storage ${source}`,
-				title: `bytes of sessions + entries (tables, indexes, TOAST; after VACUUM) ÷ the same ${STORAGE_SESSIONS} × ${STORAGE_ENTRIES}-entry sessions as pi JSONL; ${source === "pi" ? "each the first entries of the real pi file" : "each the generated file of workload.ts"}`,
-				metric: "bytes",
-				ours,
-				baseline,
-				ratio,
-				target: STORAGE_TARGET,
-				met: ratio <= STORAGE_TARGET,
-			};
-		} finally {
-			await sql.end({ timeout: 5 });
-		}
-	} finally {
-		await database.drop();
-	}
+	// The per-relation breakdown: `npx tsx bench/storage.ts`.
+	const { ours, baseline } = await measureStorageBytes(serverUrl, text, STORAGE_SESSIONS);
+	const ratio = ours / baseline;
+	return {
+		key: `storage ${source}`,
+		title: `bytes of sessions + entries (tables, indexes, TOAST; after VACUUM) ÷ the same ${STORAGE_SESSIONS} × ${STORAGE_ENTRIES}-entry sessions as pi JSONL; ${source === "pi" ? "each the first entries of the real pi file" : "each the generated file of workload.ts"}`,
+		metric: "bytes",
+		ours,
+		baseline,
+		ratio,
+		target: STORAGE_TARGET,
+		met: ratio <= STORAGE_TARGET,
+	};
 }
 
 /** Seeds the chain through the store (outside timing), then serves that database. */

@@ -69,8 +69,16 @@ export const entries = pgTable(
 			columns: [t.workspaceId, t.sessionId],
 			foreignColumns: [sessions.workspaceId, sessions.id],
 		}).onDelete("restrict"),
-		index("entries_children").on(t.workspaceId, t.sessionId, t.parentId),
-		index("entries_by_type").on(t.workspaceId, t.sessionId, t.type, t.seq),
+		// Indexes are most of what a session costs beyond its JSONL (issue 10), and
+		// with text keys appended in the middle of the index (every session but the
+		// newest) their pages split half full. So the secondary ones stay narrow:
+		// children: no workspace column (a session id is a UUIDv7, unique in practice;
+		// the workspace is checked on the row);
+		index("entries_children").on(t.sessionId, t.parentId),
+		// by type: no seq, so that btree deduplication stores each (session, type) once
+		// with a list of rows (~15 B per entry instead of ~80). Counts scan it
+		// index-only; a type-filtered log is read in seq order from entries_session_seq.
+		index("entries_by_type").on(t.workspaceId, t.sessionId, t.type),
 		index("entries_label_targets")
 			.on(t.workspaceId, t.sessionId, sql`(${t.payload}->>'targetId')`, t.seq)
 			.where(sql`${t.type} = 'label'`),
