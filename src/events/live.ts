@@ -23,7 +23,17 @@ export interface LiveOptions {
 	bufferSize?: number;
 	/** Entries per store read when catching up. */
 	batchSize?: number;
+	/**
+	 * How often the sessions this instance watches are re-read, so that a
+	 * commit whose notice never came (its writer died between commit and
+	 * NOTIFY, or the NOTIFY could not be sent) reaches subscribers late
+	 * rather than never. Default: every 2 s on a Postgres bus, never on the
+	 * in-process one (its notices are calls in this process and cannot be lost).
+	 */
+	safetyReadMs?: number | null;
 }
+
+const SAFETY_READ_MS = 2_000;
 
 const feedKey = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
 
@@ -47,6 +57,14 @@ class SessionFeed {
 
 	get started(): boolean {
 		return this.head !== undefined;
+	}
+
+	get workspaceId(): string {
+		return this.ws;
+	}
+
+	get id(): string {
+		return this.sessionId;
 	}
 
 	/** The feed's start: entries after the session's current end are pushed. */
@@ -135,6 +153,8 @@ export class LiveEvents {
 	private readonly feeds = new Map<string, SessionFeed>();
 	private readonly activity: ActivityFanOut;
 	private detach: (() => void) | undefined;
+	private readonly safetyReadMs: number | null;
+	private safetyTimer: NodeJS.Timeout | undefined;
 	/** Set by close(): subscriptions that were still starting end, and no new ones start. */
 	private closed = false;
 
@@ -144,6 +164,12 @@ export class LiveEvents {
 		this.logger = options.logger;
 		this.bufferSize = options.bufferSize ?? 1000;
 		this.batchSize = options.batchSize ?? 500;
+		this.safetyReadMs =
+			options.safetyReadMs !== undefined
+				? options.safetyReadMs
+				: options.bus.kind === "postgres"
+					? SAFETY_READ_MS
+					: null;
 		this.activity = new ActivityFanOut({
 			store: this.store,
 			logger: this.logger,
@@ -190,6 +216,52 @@ export class LiveEvents {
 			this.detach();
 			this.detach = undefined;
 		}
+		if (this.feeds.size === 0) this.stopSafetyReads();
+	}
+
+	/** Runs while any session feed exists (see LiveOptions.safetyReadMs). */
+	private startSafetyReads(): void {
+		if (this.safetyReadMs === null || this.safetyTimer || this.closed) return;
+		this.safetyTimer = setInterval(() => void this.safetyRead(), this.safetyReadMs);
+		this.safetyTimer.unref();
+	}
+
+	private stopSafetyReads(): void {
+		clearInterval(this.safetyTimer);
+		this.safetyTimer = undefined;
+	}
+
+	private reading = false;
+
+	/** One read per workspace of the watched sessions' ends; a feed behind its session's end pulls. */
+	private async safetyRead(): Promise<void> {
+		if (this.reading) return;
+		this.reading = true;
+		try {
+			const byWorkspace = new Map<string, SessionFeed[]>();
+			for (const feed of this.feeds.values()) {
+				if (!feed.started) continue;
+				const list = byWorkspace.get(feed.workspaceId) ?? [];
+				list.push(feed);
+				byWorkspace.set(feed.workspaceId, list);
+			}
+			for (const [ws, feeds] of byWorkspace) {
+				const found = await this.store.getSessions(
+					ws,
+					feeds.map((f) => f.id),
+				);
+				for (const feed of feeds) {
+					const session = found.get(feed.id);
+					if (session) feed.notice(session.lastSeq);
+				}
+			}
+		} catch (error) {
+			this.logger.warn("safety read of watched sessions failed; trying again later", {
+				error: error as Error,
+			});
+		} finally {
+			this.reading = false;
+		}
 	}
 
 	/**
@@ -209,6 +281,7 @@ export class LiveEvents {
 		if (!feed) {
 			feed = new SessionFeed(this.store, ws, sessionId, this.batchSize, this.logger);
 			this.feeds.set(key, feed);
+			this.startSafetyReads();
 		}
 		const owner = feed;
 		// The feed (and the bus listener) must not be dropped while this subscription reads the session.
@@ -279,6 +352,7 @@ export class LiveEvents {
 	/** End every open subscription (shutdown): streams finish, listeners detach. */
 	close(): void {
 		this.closed = true;
+		this.stopSafetyReads();
 		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
 		this.activity.close();
 	}

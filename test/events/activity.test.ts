@@ -170,8 +170,11 @@ describe("activity fan-out under sustained load", () => {
 	});
 
 	/**
-	 * Appends per writer, and the store reads per notice the fan-out may make
-	 * (the old one made 2). The fan-out has one read in flight at a time, so
+	 * Appends per writer, and the store reads per append the fan-out may make
+	 * (the old one made 2 per notice, one notice per append). On Postgres a
+	 * process sends its notices after the commits, a session's adjacent ranges
+	 * merged, so there may be fewer notices than appends; reads are bounded
+	 * per append, which is what a busy workspace costs. The fan-out has one read in flight at a time, so
 	 * its reads per second are bounded by the store's round trip and notices
 	 * merge as soon as writes come faster than that: 8 parallel writers outrun
 	 * it easily on memory and PGlite (measured 0.29 and 0.16 reads per
@@ -232,8 +235,11 @@ describe("activity fan-out under sustained load", () => {
 					`(${(reads / notices).toFixed(3)} per notice), last event ${lag} ms after the writers stopped, ` +
 					`at most ${maxPending} sessions pending`,
 			);
-			expect(notices).toBe(total);
-			expect(reads).toBeLessThan(notices * readsPerNotice);
+			// Every append was announced: one notice each, or fewer covering their ranges (Postgres merges).
+			expect(notices).toBeGreaterThan(0);
+			expect(notices).toBeLessThanOrEqual(total);
+			if (backend !== "postgres") expect(notices).toBe(total);
+			expect(reads).toBeLessThan(total * readsPerNotice);
 			expect(seen.maxInFlight).toBe(1);
 			expect(maxPending).toBeLessThanOrEqual(sessions.length);
 			expect(live.activityPending).toBe(0);

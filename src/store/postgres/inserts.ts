@@ -13,25 +13,32 @@ import { entries, sessions } from "./schema.js";
 const entryTable = getTableColumns(entries);
 const entryFields = Object.keys(entryTable) as Array<keyof typeof entryTable>;
 
-/**
- * INSERT of entry rows as one JSON parameter expanded by the server into the
- * table's own row type: cheap to build for a thousand rows (an import) as for
- * one (an append). The workspace is one parameter, not a field of every row.
- */
-function insertEntries(ws: string, rows: readonly StoredEntry[]): SQL {
+/** Entry rows as the JSON array `jsonb_populate_recordset` expands (the workspace is not in it). */
+function entryRecords(ws: string, rows: readonly StoredEntry[]): string {
 	const records = entryInserts(ws, rows).map((row) =>
 		Object.fromEntries(
 			entryFields.filter((f) => f !== "workspaceId").map((f) => [entryTable[f].name, row[f] ?? null]),
 		),
 	);
+	return JSON.stringify(records);
+}
+
+/**
+ * INSERT of entry rows given as one JSON parameter, expanded by the server
+ * into the table's own row type: cheap to build for a thousand rows (an
+ * import) as for one (an append). The workspace is one parameter, not a field
+ * of every row. `only` is a condition the rows go in under (else none do).
+ */
+function insertEntries(ws: SQL, records: SQL, only?: SQL): SQL {
 	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
 	const names = entryFields.map((f) => sql.identifier(entryTable[f].name));
 	const values = entryFields.map((f) =>
-		f === "workspaceId" ? sql`${ws}` : sql`r.${sql.identifier(entryTable[f].name)}`,
+		f === "workspaceId" ? ws : sql`r.${sql.identifier(entryTable[f].name)}`,
 	);
 	return sql`insert into ${entries} (${sql.join(names, sql`, `)})
 		select ${sql.join(values, sql`, `)}
-		from jsonb_populate_recordset(null::${entries}, ${JSON.stringify(records)}::jsonb) as r`;
+		from jsonb_populate_recordset(null::${entries}, ${records}::jsonb) as r
+		${only ? sql`where ${only}` : sql``}`;
 }
 
 /** Rows inserted per statement on import and fork (progress is reported per batch). */
@@ -46,7 +53,7 @@ export async function insertEntryBatches(
 ): Promise<void> {
 	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
 		const batch = rows.slice(i, i + INSERT_BATCH);
-		await db.execute(insertEntries(ws, batch));
+		await db.execute(insertEntries(sql`${ws}`, sql`${entryRecords(ws, batch)}`));
 		onBatch?.(i + batch.length);
 	}
 }
@@ -57,34 +64,97 @@ export type SessionPointer = Pick<
 	"leafId" | "leafDepth" | "lastSeq" | "entryCount" | "name" | "updatedAt"
 >;
 
-/**
- * An append as one statement: insert the rows, move the session's pointer
- * and, given `returning`, send the notice (only if the transaction commits).
- */
+/** SET of the pointer columns (bare names: `${sessions.leafId}` would render table-qualified, which SET refuses). */
+function setPointer(next: { [K in keyof SessionPointer]: SQL }): SQL {
+	const set = (column: { name: string }, value: SQL) => sql`${sql.identifier(column.name)} = ${value}`;
+	return sql.join(
+		[
+			set(sessions.leafId, next.leafId),
+			set(sessions.leafDepth, next.leafDepth),
+			set(sessions.lastSeq, next.lastSeq),
+			set(sessions.entryCount, next.entryCount),
+			set(sessions.name, next.name),
+			set(sessions.updatedAt, next.updatedAt),
+		],
+		sql`, `,
+	);
+}
+
+/** An append as one statement inside a transaction that holds the session row's lock: rows in, pointer moved. */
 export function appendStatement(
 	ws: string,
 	sessionId: string,
 	rows: readonly StoredEntry[],
 	next: SessionPointer,
-	returning: SQL | undefined,
 ): SQL {
-	// SET takes bare column names (`${sessions.leafId}` would render table-qualified, which Postgres refuses).
-	const set = (column: { name: string }, value: unknown) => sql`${sql.identifier(column.name)} = ${value}`;
-	return sql`with appended as (${insertEntries(ws, rows)})
-		update ${sessions} set ${sql.join(
-			[
-				set(sessions.leafId, next.leafId),
-				set(sessions.leafDepth, next.leafDepth),
-				set(sessions.lastSeq, next.lastSeq),
-				set(sessions.entryCount, next.entryCount),
-				set(sessions.name, next.name),
-				set(sessions.updatedAt, sql`${next.updatedAt}::timestamptz`),
-			],
-			sql`, `,
-		)}
-		where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId}
-		${returning ? sql`returning ${returning}` : sql``}`;
+	return sql`with appended as (${insertEntries(sql`${ws}`, sql`${entryRecords(ws, rows)}`)})
+		update ${sessions} set ${setPointer({
+			leafId: sql`${next.leafId}`,
+			leafDepth: sql`${next.leafDepth}`,
+			lastSeq: sql`${next.lastSeq}`,
+			entryCount: sql`${next.entryCount}`,
+			name: sql`${next.name}`,
+			updatedAt: sql`${next.updatedAt}::timestamptz`,
+		})}
+		where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId}`;
 }
+
+const p = sql.placeholder;
+
+/**
+ * An append as one autocommitted statement, prepared once (placeholders; see
+ * conditionalAppendValues): the pointer moves only if the session's last seq
+ * is still `expectedSeq`, and the rows go in only if it moved. `applied` is 1
+ * when it did, 0 when another write came first (nothing written). The row
+ * lock lasts this statement; a concurrent writer's update waits for it, then
+ * finds `last_seq` changed.
+ */
+export function conditionalAppend(): SQL {
+	return sql`with moved as (
+			update ${sessions} set ${setPointer({
+				leafId: sql`${p("leafId")}::text`,
+				leafDepth: sql`${p("leafDepth")}::integer`,
+				lastSeq: sql`${p("lastSeq")}::integer`,
+				entryCount: sql`${p("entryCount")}::integer`,
+				name: sql`${p("name")}::text`,
+				updatedAt: sql`${p("updatedAt")}::timestamptz`,
+			})}
+			where ${sessions.workspaceId} = ${p("ws")}::text and ${sessions.id} = ${p("sessionId")}::text
+				and ${sessions.lastSeq} = ${p("expectedSeq")}::integer
+			returning 1
+		), appended as (
+			${insertEntries(sql`${p("ws")}::text`, sql`${p("rows")}::text`, sql`exists (select from moved)`)}
+		)
+		select count(*)::integer as applied from moved`;
+}
+
+/** The placeholder values of conditionalAppend. */
+export function conditionalAppendValues(
+	ws: string,
+	sessionId: string,
+	expectedSeq: number,
+	rows: readonly StoredEntry[],
+	next: SessionPointer,
+): Record<string, unknown> {
+	return {
+		ws,
+		sessionId,
+		expectedSeq,
+		rows: entryRecords(ws, rows),
+		leafId: next.leafId,
+		leafDepth: next.leafDepth,
+		lastSeq: next.lastSeq,
+		entryCount: next.entryCount,
+		name: next.name,
+		updatedAt: next.updatedAt,
+	};
+}
+
+/** One NOTIFY per payload of a JSON array, in order, in one statement (placeholder `payloads`). */
+export const notifyEach = (channel: string) =>
+	sql`select pg_notify(${channel}, payload)
+		from jsonb_array_elements_text(${sql.placeholder("payloads")}::jsonb) with ordinality as n(payload, i)
+		order by i`;
 
 export const notifyCall = (channel: string, payload: string) => sql`pg_notify(${channel}, ${payload})`;
 

@@ -308,6 +308,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async close(): Promise<void> {
 		await this.statistics.settled();
+		await this.writes.close();
 		await this.closeClient();
 	}
 }

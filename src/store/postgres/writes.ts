@@ -2,15 +2,47 @@
  * The write path of the Postgres backend: tree writes (append, move, label,
  * rename) and how every commit is announced. ./store.ts owns the reads and
  * the bulk writes (create, import, fork) and hands their notices here.
+ *
+ * A tree write is optimistic: the rules (../write.ts) run on a snapshot of
+ * the session row and the entries the drafts name, and one statement
+ * commits the plan only if the session's `last_seq` is still the snapshot's
+ * (every write moves it, so it versions the whole row). No transaction stays
+ * open across a round trip to Node, and the lock on the session row lasts
+ * one statement. Why the rules still hold:
+ * - entries are immutable and never deleted, so "entry X exists" read in the
+ *   snapshot stays true; "X does not exist" and every pointer fact are the
+ *   snapshot's, and the conditional commit fails if any write came between;
+ * - an answer decided without writing (NOT_FOUND, LEAF_CONFLICT, a re-sent
+ *   entry) is true of the snapshot, a state the session was in during the
+ *   call: the write is linearised at its read, as a locked read would be.
+ * Writes to one session from this process queue behind each other, and the
+ * session row each commit leaves behind is remembered, so an append that
+ * names no entry (the common case) is one round trip: the conditional
+ * commit on the remembered row. A stale memory (another process wrote)
+ * costs a failed commit and a fresh read, never a wrong answer. After
+ * OPTIMISTIC_ATTEMPTS lost races, the write takes the row lock instead.
  */
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { referencedIds } from "../../session/append.js";
 import type { DraftEntry, StoredEntry } from "../../session/entry.js";
+import { SessionError } from "../../session/errors.js";
+import { isStorableText } from "../../session/validate.js";
 import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commits.js";
-import type { AppendOptions } from "../store.js";
-import { type WriteOutcome, writeDrafts, writeNotice } from "../write.js";
-import { appendStatement, notifyCall } from "./inserts.js";
+import { KeyedMutex } from "../mutex.js";
+import type { AppendOptions, SessionRecord } from "../store.js";
+import { notFoundSession, type WriteOutcome, writeDrafts, writeNotice } from "../write.js";
+import {
+	appendStatement,
+	conditionalAppend,
+	conditionalAppendValues,
+	notifyCall,
+	notifyEach,
+} from "./inserts.js";
+import { CommitNotifier } from "./notifier.js";
 import { type Db, entryRows, sessionRow } from "./queries.js";
-import { toRecord, toStored } from "./rows.js";
+import { type EntryRow, entryColumns, type SessionRow, sessionColumns, toRecord, toStored } from "./rows.js";
+import { entries, sessions } from "./schema.js";
+import { type Statement, statement } from "./statements.js";
 
 export interface PgWritesOptions {
 	/** How commits are announced to live subscribers; none when absent. */
@@ -19,11 +51,54 @@ export interface PgWritesOptions {
 	onWritten: (entries: number) => void;
 }
 
+/** Conditional commits that may lose a race before a write falls back to the row lock. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** Session rows remembered after this process's commits (least recently written dropped first). */
+const REMEMBERED_SESSIONS = 10_000;
+
+/** The snapshot a write plans on: the session row and the stored entries its drafts name. */
+interface Snapshot {
+	session: SessionRecord;
+	found: Map<string, StoredEntry>;
+}
+
 export class PgWrites {
+	private readonly turns = new KeyedMutex();
+	private readonly remembered = new Map<string, SessionRecord>();
+	private readonly readSnapshot;
+	private readonly commitPlan: Statement<{ applied: number }>;
+	/** Sends the notices of tree writes after their commits, when commits are announced by NOTIFY. */
+	private readonly notifier: CommitNotifier | undefined;
+
 	constructor(
 		private readonly db: Db,
 		private readonly options: PgWritesOptions,
-	) {}
+	) {
+		const placeholder = sql.placeholder;
+		// The session row joined with the named entries: one row with a null entry when none is named or found.
+		this.readSnapshot = db
+			.select({ session: sessionColumns, entry: entryColumns })
+			.from(sessions)
+			.leftJoin(
+				entries,
+				and(
+					eq(entries.workspaceId, sessions.workspaceId),
+					eq(entries.sessionId, sessions.id),
+					sql`${entries.id} in (select jsonb_array_elements_text(${placeholder("ids")}::jsonb))`,
+				),
+			)
+			.where(and(eq(sessions.workspaceId, placeholder("ws")), eq(sessions.id, placeholder("sessionId"))))
+			.prepare("tree_write_snapshot");
+		this.commitPlan = statement<{ applied: number }>("tree_write_commit", conditionalAppend());
+		const { announce } = options;
+		if (announce?.kind === "notify") {
+			const notify = statement("tree_write_notify", notifyEach(announce.channel));
+			this.notifier = new CommitNotifier(async (payloads) => {
+				await notify.run(db, { payloads: JSON.stringify(payloads) });
+			});
+		}
+	}
 
 	/** The NOTIFY of a notice, when commits are announced that way; undefined otherwise. */
 	private notifyOf(notice: CommitNotice | null) {
@@ -46,14 +121,117 @@ export class PgWrites {
 		if (notice) this.options.onWritten(notice.toSeq - notice.fromSeq + 1);
 	}
 
-	/** One tree write: the shared procedure (../write.ts) in one transaction that locks the session row. */
+	/** One tree write (see the header): optimistic, then under the row lock if it keeps losing races. */
 	async write(
 		ws: string,
 		sessionId: string,
 		drafts: DraftEntry[],
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
-		const outcome = await this.db.transaction(async (tx) =>
+		// Postgres cannot even compare with such an id: no session has it.
+		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+		const key = JSON.stringify([ws, sessionId]);
+		const outcome = await this.turns.run(key, () => this.writeInTurn(key, ws, sessionId, drafts, options));
+		const notice = writeNotice(outcome);
+		this.announced(notice);
+		if (notice) this.notifier?.queue(notice);
+		return outcome;
+	}
+
+	/** Sends the notices still queued; the store closes its client after this. */
+	async close(): Promise<void> {
+		await this.notifier?.close();
+	}
+
+	private async writeInTurn(
+		key: string,
+		ws: string,
+		sessionId: string,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome> {
+		const references = referencedIds(drafts);
+		for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+			const known = attempt === 0 && references.length === 0 ? this.remembered.get(key) : undefined;
+			try {
+				const snapshot = known
+					? { session: known, found: new Map<string, StoredEntry>() }
+					: await this.snapshot(ws, sessionId, references);
+				const outcome = await this.tryWrite(ws, sessionId, snapshot, drafts, options);
+				if (outcome) {
+					this.remember(key, outcome.session);
+					return outcome;
+				}
+			} catch (error) {
+				// A rule refused the remembered row: it may be stale, so only a fresh read decides.
+				if (!(known && error instanceof SessionError)) throw error;
+			}
+			this.remembered.delete(key);
+		}
+		const outcome = await this.lockedWrite(ws, sessionId, drafts, options);
+		this.remember(key, outcome.session);
+		return outcome;
+	}
+
+	private remember(key: string, session: SessionRecord): void {
+		this.remembered.delete(key);
+		this.remembered.set(key, session);
+		if (this.remembered.size > REMEMBERED_SESSIONS) {
+			const oldest = this.remembered.keys().next().value;
+			if (oldest !== undefined) this.remembered.delete(oldest);
+		}
+	}
+
+	/** The session row and the named entries, in one statement (one snapshot); null without the session. */
+	private async snapshot(ws: string, sessionId: string, ids: readonly string[]): Promise<Snapshot | null> {
+		const rows = (await this.readSnapshot.execute({
+			ws,
+			sessionId,
+			ids: JSON.stringify(ids.filter(isStorableText)),
+		})) as Array<{ session: SessionRow; entry: Omit<EntryRow, never> | null }>;
+		const [first] = rows;
+		if (!first) return null;
+		const found = new Map<string, StoredEntry>();
+		for (const { entry } of rows) if (entry?.id) found.set(entry.id, toStored(entry));
+		return { session: toRecord(first.session), found };
+	}
+
+	/** The rules on a snapshot, then the conditional commit; null when another write came first. */
+	private async tryWrite(
+		ws: string,
+		sessionId: string,
+		snapshot: Snapshot | null,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome | null> {
+		let applied = true;
+		const outcome = await writeDrafts(
+			{
+				lockSession: async () => snapshot?.session ?? null,
+				findEntries: async () => snapshot?.found ?? new Map(),
+				commit: async (rows, next) => {
+					const [result] = await this.commitPlan.run(
+						this.db,
+						conditionalAppendValues(ws, sessionId, snapshot?.session.lastSeq ?? 0, rows, next),
+					);
+					applied = Number(result?.applied ?? 0) === 1;
+				},
+			},
+			sessionId,
+			drafts,
+			options,
+		);
+		return applied ? outcome : null;
+	}
+
+	/** The write under the session row's lock, in one transaction (the fallback when races keep being lost). */
+	private lockedWrite(
+		ws: string,
+		sessionId: string,
+		drafts: DraftEntry[],
+		options: AppendOptions,
+	): Promise<WriteOutcome> {
+		return this.db.transaction(async (tx) =>
 			writeDrafts(
 				{
 					lockSession: async () => {
@@ -66,9 +244,7 @@ export class PgWrites {
 						return new Map(rows.map((r) => [r.id, toStored(r)]));
 					},
 					commit: async (rows, next) => {
-						const notice = writeNotice({ rows: [...rows], session: next });
-						// One statement inserts the rows, moves the pointer and sends the notice.
-						await tx.execute(appendStatement(ws, sessionId, rows, next, this.notifyOf(notice)));
+						await tx.execute(appendStatement(ws, sessionId, rows, next));
 					},
 				},
 				sessionId,
@@ -76,7 +252,5 @@ export class PgWrites {
 				options,
 			),
 		);
-		this.announced(writeNotice(outcome));
-		return outcome;
 	}
 }

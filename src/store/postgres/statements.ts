@@ -1,0 +1,58 @@
+/**
+ * Statements rendered once and run as prepared statements: the hot reads
+ * (a session by id, a page of the log, the path walk). Drizzle's
+ * `db.execute` sends every statement unprepared (parse, plan, run, each
+ * time) and builds its text again on every call; a Statement renders its SQL
+ * with `sql.placeholder(...)` parameters once, and each run only fills the
+ * values in. On postgres.js a named query runs with `prepare: true` (the
+ * driver keeps it per connection, keyed by its text); PGlite runs it as an
+ * ordinary parameterised query. It runs on the session of the Db it is given
+ * (the pool, or a transaction), through Drizzle's own prepared query, so the
+ * statement log (`onQuery`) sees it like any other.
+ *
+ * Rows come back as objects under the select list's names (see
+ * rows.ts#selectList), with the driver's own values: numbers for integers,
+ * parsed jsonb, text for everything else the selections format as text.
+ */
+import type { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { Db } from "./queries.js";
+
+/** Rendering needs no state of a database: one dialect for every statement. */
+const dialect = new PgDialect();
+
+export interface Statement<T> {
+	/** Runs on `db` (the pool or a transaction) with the placeholders' values. */
+	run(db: Db, values: Record<string, unknown>): Promise<T[]>;
+}
+
+export function statement<T>(name: string, query: SQL): Statement<T> {
+	const rendered = dialect.sqlToQuery(query);
+	return {
+		async run(db, values) {
+			const result = (await db._.session
+				.prepareQuery(rendered, undefined, name, false)
+				.execute(values)) as unknown;
+			// postgres.js answers with an array of rows, PGlite with `{ rows }`.
+			return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+		},
+	};
+}
+
+/**
+ * Statements that differ in a few fixed choices (an optional condition, a
+ * sort direction), each built and rendered on first use and kept.
+ */
+export function statementFamily<K extends string, T>(
+	build: (key: K) => Statement<T>,
+): (key: K) => Statement<T> {
+	const built = new Map<K, Statement<T>>();
+	return (key) => {
+		let found = built.get(key);
+		if (!found) {
+			found = build(key);
+			built.set(key, found);
+		}
+		return found;
+	};
+}
