@@ -34,7 +34,15 @@ function exited(child: ChildProcess): Promise<void> {
 	return new Promise((done) => child.once("exit", () => done()));
 }
 
-export async function startHttpServer(databaseUrl: string): Promise<HttpServer> {
+export interface HttpServerOptions {
+	/** Extra node flags for the child (e.g. `--cpu-prof` for bench/reads.ts). */
+	nodeArgs?: readonly string[];
+}
+
+export async function startHttpServer(
+	databaseUrl: string,
+	options: HttpServerOptions = {},
+): Promise<HttpServer> {
 	const port = await freePort();
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
@@ -46,7 +54,7 @@ export async function startHttpServer(databaseUrl: string): Promise<HttpServer> 
 		PORT: String(port),
 		LOG_LEVEL: "info",
 	};
-	const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
 		cwd: REPO,
 		env,
 		stdio: ["ignore", "ignore", "pipe"],

@@ -9,7 +9,7 @@
  */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createComplexityRule } from "@pothos/plugin-complexity";
-import { GraphQLError, type ValidationContext, validate } from "graphql";
+import { type DocumentNode, GraphQLError, type ValidationContext, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { ServerLimits } from "../config.js";
 
@@ -35,6 +35,36 @@ interface RequestParams {
 	params?: { variables?: Record<string, unknown>; operationName?: string };
 }
 
+/** Variables longer than this as JSON are not worth a cache entry (an append's message): checked each time. */
+const MAX_CACHED_VARIABLES = 1024;
+/** Distinct variable sets remembered per document; past this the document's entries start over. */
+const MAX_CACHED_PER_DOCUMENT = 64;
+
+/**
+ * The cost check's verdicts per document (Yoga parses each distinct query
+ * text once and hands out the same DocumentNode after) and per variables: a
+ * cost depends on nothing else (page sizes come from arguments, literal or
+ * variable). A document that is no longer cached is forgotten with it.
+ */
+function costCache() {
+	const verdicts = new WeakMap<DocumentNode, Map<string, readonly GraphQLError[]>>();
+	return {
+		key(operationName: string | undefined, variables: Record<string, unknown>): string | undefined {
+			const key = `${operationName ?? ""}\n${JSON.stringify(variables)}`;
+			return key.length <= MAX_CACHED_VARIABLES ? key : undefined;
+		},
+		get: (document: DocumentNode, key: string) => verdicts.get(document)?.get(key),
+		set(document: DocumentNode, key: string, errors: readonly GraphQLError[]) {
+			let known = verdicts.get(document);
+			if (!known || known.size >= MAX_CACHED_PER_DOCUMENT) {
+				known = new Map();
+				verdicts.set(document, known);
+			}
+			known.set(key, errors);
+		},
+	};
+}
+
 /**
  * `suggestions: false` (production) also drops "Did you mean …?" from
  * validation errors, so the schema cannot be mapped by guessing.
@@ -44,6 +74,7 @@ export function useOperationLimits(limits: ServerLimits, options: { suggestions:
 		propagateOnRejection: false,
 		onReject: [armorRejection(limit, variable)],
 	});
+	const costs = costCache();
 	return [
 		EnvelopArmorPlugin({
 			// The token limit throws from the parser: nothing of a 20,000-brace query is built.
@@ -64,9 +95,16 @@ export function useOperationLimits(limits: ServerLimits, options: { suggestions:
 				({ valid, setResult }) => {
 					if (!valid) return;
 					const { params: request } = context as RequestParams;
+					const variables = request?.variables ?? {};
+					const key = costs.key(request?.operationName, variables);
+					const known = key === undefined ? undefined : costs.get(params.documentAST, key);
+					if (known) {
+						if (known.length > 0) setResult([...known]);
+						return;
+					}
 					const rule = createComplexityRule({
 						context,
-						variableValues: request?.variables ?? {},
+						variableValues: variables,
 						...(request?.operationName ? { operationName: request.operationName } : {}),
 						validate: (state, report) => {
 							if (state.complexity > limits.cost) {
@@ -80,6 +118,7 @@ export function useOperationLimits(limits: ServerLimits, options: { suggestions:
 						},
 					});
 					const errors = validate(params.schema, params.documentAST, [rule]);
+					if (key !== undefined) costs.set(params.documentAST, key, errors);
 					if (errors.length > 0) setResult([...errors]);
 				},
 		},

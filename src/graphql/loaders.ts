@@ -6,6 +6,7 @@
  * requests or events.
  */
 import DataLoader from "dataloader";
+import type { FieldNode } from "graphql";
 import type { StoredEntry } from "../session/entry.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 
@@ -41,6 +42,12 @@ export interface Loaders {
 	label: DataLoader<EntryKey, string | null, string>;
 	/** Entries already read (a page, a path) answer later lookups without a query. */
 	prime(entries: readonly StoredEntry[]): readonly StoredEntry[];
+	/**
+	 * Pages of `Session.entries` read together with their session (the
+	 * session field looked ahead), by the `entries` field node they answer;
+	 * each is taken once, by that field's resolver.
+	 */
+	readonly pages: Map<FieldNode, { sessionId: string; entries: StoredEntry[] }>;
 	/** Forget everything cached, so later loads read the store again (between the events of a subscription). */
 	clear(): void;
 }
@@ -62,17 +69,20 @@ export function createLoaders(store: SessionStore, ws: string): Loaders {
 		bySession<string | null>(async (sid, ids) => new Map(await store.labels(ws, sid, ids)), null),
 		{ cacheKeyFn: entryKey },
 	);
+	const pages = new Map<FieldNode, { sessionId: string; entries: StoredEntry[] }>();
 	return {
 		session,
 		entry,
 		children,
 		label,
+		pages,
 		prime(entries) {
 			for (const e of entries) entry.prime({ sessionId: e.sessionId, entryId: e.entry.id }, e);
 			return entries;
 		},
 		clear() {
 			for (const loader of [session, entry, children, label]) loader.clearAll();
+			pages.clear();
 		},
 	};
 }

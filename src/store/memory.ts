@@ -33,6 +33,7 @@ import {
 	type SessionPageArgs,
 	type SessionRecord,
 	type SessionStore,
+	type SessionWithEntries,
 } from "./store.js";
 import {
 	authorOf,
@@ -208,6 +209,18 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 					? matching.slice(Math.max(0, matching.length - limit))
 					: matching.slice(0, limit);
 		return copy(window);
+	}
+
+	/** Omissions are allowed, not required: memory returns whole entries. */
+	async sessionWithEntries(
+		ws: string,
+		sessionId: string,
+		query: EntryLogQuery = {},
+	): Promise<SessionWithEntries | null> {
+		const session = this.find(ws, sessionId);
+		return session
+			? { session: copy(session.record), entries: await this.listEntries(ws, sessionId, query) }
+			: null;
 	}
 
 	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {

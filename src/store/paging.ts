@@ -174,13 +174,22 @@ export function entryLogQuery(window: EntryWindow): EntryLogQuery {
 
 export type EntryPage<T> = Omit<Page<T>, "totalCount">;
 
+/** An edge whose cursor is encoded when read: most queries never select it. */
+class SeqEdge<T extends { seq: number }> {
+	constructor(readonly node: T) {}
+
+	get cursor(): string {
+		return seqCursor(this.node.seq);
+	}
+}
+
 /** Build a page from the rows of `entryLogQuery(window)`, which stay in seq order either way. */
 export function entryPage<T extends { seq: number }>(rows: readonly T[], window: EntryWindow): EntryPage<T> {
 	const kept = window.backward
 		? rows.slice(Math.max(0, rows.length - window.limit))
 		: rows.slice(0, window.limit);
 	return {
-		items: kept.map((node) => ({ cursor: seqCursor(node.seq), node })),
+		items: kept.map((node) => new SeqEdge(node)),
 		// after seq:0 is the start of the log, so nothing is behind it.
 		...pageFlags(
 			rows.length > window.limit,

@@ -81,6 +81,18 @@ export interface MoveLeafResult {
 	session: SessionRecord;
 }
 
+/**
+ * What of each entry a read may leave out, because its caller will not look
+ * at it (GraphQL reads only what its selection needs). A backend may return
+ * the whole entry anyway; every other field is always there and the same.
+ */
+export interface EntryOmissions {
+	/** The entry may have only its placement fields (type, id, parentId, timestamp), none of its type's own. */
+	payload?: boolean;
+	/** The entry's timestamp may be "". */
+	timestamp?: boolean;
+}
+
 export interface EntryLogQuery {
 	/** Entries with seq > afterSeq (default 0). */
 	afterSeq?: number;
@@ -90,6 +102,7 @@ export interface EntryLogQuery {
 	/** From the end of the window backwards (for `last`); results stay in seq order. */
 	fromEnd?: boolean;
 	types?: readonly EntryType[];
+	omit?: EntryOmissions;
 }
 
 export interface PathQuery {
@@ -97,6 +110,14 @@ export interface PathQuery {
 	fromId?: string | null;
 	/** The whole path to the root instead of the compaction-bounded one. */
 	full?: boolean;
+	omit?: EntryOmissions;
+}
+
+/** A session with one window of its append log (`SessionStore.sessionWithEntries`). */
+export interface SessionWithEntries {
+	session: SessionRecord;
+	/** As `listEntries` returns them for the same query. */
+	entries: StoredEntry[];
 }
 
 export interface ImportOptions extends AuthorOptions {
@@ -147,6 +168,16 @@ export interface SessionStore {
 	/** The append log in seq order. */
 	listEntries(ws: string, sessionId: string, query?: EntryLogQuery): Promise<StoredEntry[]>;
 	countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number>;
+	/**
+	 * `getSession` and `listEntries` in one read (Postgres: one statement, for
+	 * a page of `Session.entries`); null where `getSession` is null. Optional:
+	 * without it, callers make the two calls.
+	 */
+	sessionWithEntries?(
+		ws: string,
+		sessionId: string,
+		query?: EntryLogQuery,
+	): Promise<SessionWithEntries | null>;
 	/** Child nodes of each given entry, in seq order. */
 	children(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, StoredEntry[]>>;
 	/** Current labels of the given entries (absent when unlabelled). */

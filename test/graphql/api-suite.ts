@@ -1347,6 +1347,69 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 			expect(forHundred).toBe(forTen);
 			expect(forTen).toBeLessThanOrEqual(6);
 		});
+
+		const FIELDS = "entryId seq type parentId depth author timestamp";
+		/** The same page read as the common query (one plain field), and through a fragment (no look-ahead). */
+		const plain = (args: string) =>
+			`query($id: String!) { session(sessionId: $id) { entries(${args}) { totalCount edges { cursor node { ${FIELDS} } } pageInfo { hasNextPage hasPreviousPage } } } }`;
+		const fragment = (args: string) =>
+			`query($id: String!) { session(sessionId: $id) { ...S } } fragment S on Session { entries(${args}) { totalCount edges { cursor node { ${FIELDS} ... on MessageEntry { role } } } pageInfo { hasNextPage hasPreviousPage } } }`;
+
+		it("a session with a page of its entries is one statement, with the same answers", async () => {
+			const session = await importFile(branchyJsonl(uniqueId("one-read"), 5, 60));
+			const id = session.sessionId;
+			for (const args of [
+				"first: 100",
+				"first: 7",
+				"last: 5",
+				"first: 3, types: [LEAF, MESSAGE]",
+				"first: 2, types: []",
+			]) {
+				const answer = await query<{
+					session: { entries: { edges: Array<{ node: Record<string, unknown> }> } };
+				}>(plain(args), { id });
+				const general = await query<typeof answer>(fragment(args), { id });
+				for (const edge of general.session.entries.edges) delete edge.node.role;
+				expect(answer).toEqual(general);
+			}
+			// The session and its page together; a count of other types is a statement of its own.
+			expect(await countStatements(plain("first: 100"), { id })).toBe(1);
+			expect(await countStatements(plain("first: 3, types: [MESSAGE]"), { id })).toBe(2);
+			// No such session: null, as without the look-ahead.
+			expect(await query(plain("first: 5"), { id: uniqueId("missing") })).toEqual({ session: null });
+			// Wrong arguments are reported by the entries field, as without the look-ahead.
+			for (const args of ["first: -1", "first: 2, last: 2", 'after: "nope"']) {
+				const [plainError, generalError] = await Promise.all([
+					request(plain(args), { id }),
+					request(fragment(args), { id }),
+				]);
+				expect(plainError.errors?.map((e) => [e.path, e.extensions?.code])).toEqual(
+					generalError.errors?.map((e) => [e.path, e.extensions?.code]),
+				);
+				expect(plainError.errors?.[0]?.path).toEqual(["session", "entries"]);
+			}
+		});
+
+		it("a branch of ids only answers as the whole branch does", async () => {
+			const session = await importFile(branchyJsonl(uniqueId("brief-branch"), 3, 40));
+			const id = session.sessionId;
+			const whole = await query<{ session: { branch: Array<Record<string, unknown>> } }>(
+				`query($id: String!) { session(sessionId: $id) { branch(full: true) { ${FIELDS} ... on MessageEntry { role } } } }`,
+				{ id },
+			);
+			const brief = await query<typeof whole>(
+				`query($id: String!) { session(sessionId: $id) { branch(full: true) { ${FIELDS} } } }`,
+				{ id },
+			);
+			const ids = await query<{ session: { branch: Array<{ entryId: string }> } }>(
+				`query($id: String!) { session(sessionId: $id) { branch(full: true) { entryId parent { entryId timestamp } } } }`,
+				{ id },
+			);
+			expect(whole.session.branch.length).toBeGreaterThan(3);
+			for (const entry of whole.session.branch) delete entry.role;
+			expect(brief).toEqual(whole);
+			expect(ids.session.branch.map((e) => e.entryId)).toEqual(whole.session.branch.map((e) => e.entryId));
+		});
 	});
 
 	realPiFiles(() => server);

@@ -642,6 +642,96 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect([...(await store().getEntries(ws, sessionId, huge)).keys()]).toEqual(["a1"]);
 			expect((await store().labels(ws, sessionId, huge)).size).toBe(0);
 		});
+
+		it("reads a session with a window of its log as getSession and listEntries do", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			await store().createSession(ws, { sessionId: "empty" });
+			const read = store().sessionWithEntries?.bind(store());
+			expect(read).toBeDefined();
+			if (!read) return;
+			const queries: Array<Parameters<SessionStore["listEntries"]>[2]> = [
+				undefined,
+				{ afterSeq: 2, limit: 2 },
+				{ limit: 2, fromEnd: true },
+				{ beforeSeq: 3 },
+				{ afterSeq: 1, beforeSeq: 6, limit: 3, fromEnd: true },
+				{ types: ["leaf"] },
+				{ types: ["message"], limit: 2, fromEnd: true },
+				{ types: [] },
+				{ afterSeq: 6 },
+			];
+			for (const query of queries) {
+				expect(await read(ws, sessionId, query)).toEqual({
+					session: await store().getSession(ws, sessionId),
+					entries: await store().listEntries(ws, sessionId, query),
+				});
+			}
+			expect(await read(ws, "empty", { limit: 10 })).toEqual({
+				session: await store().getSession(ws, "empty"),
+				entries: [],
+			});
+			// Where listEntries is NOT_FOUND, there is no session: null.
+			expect(await read(ws, "nope")).toBeNull();
+			expect(await read(workspace(), sessionId)).toBeNull();
+			expect(await read(ws, "bad\u0000id")).toBeNull();
+		});
+
+		it("leaves out payloads and timestamps only when asked, and nothing else", async () => {
+			const ws = workspace();
+			const { sessionId } = await seed(ws);
+			await compacted(ws);
+			/** Every field an omission must keep. */
+			const kept = (e: StoredEntry, timestamp: boolean) => ({
+				sessionId: e.sessionId,
+				seq: e.seq,
+				depth: e.depth,
+				author: e.author,
+				id: e.entry.id,
+				type: e.entry.type,
+				parentId: e.entry.parentId,
+				...(timestamp ? { timestamp: e.entry.timestamp } : {}),
+			});
+			const same = (brief: StoredEntry[], full: StoredEntry[], timestamp: boolean) =>
+				expect(brief.map((e) => kept(e, timestamp))).toEqual(full.map((e) => kept(e, timestamp)));
+			for (const omit of [{ payload: true }, { payload: true, timestamp: true }, { timestamp: true }]) {
+				const timestamp = !omit.timestamp;
+				for (const query of [{}, { afterSeq: 1, limit: 3, fromEnd: true }, { types: ["message" as const] }]) {
+					same(
+						await store().listEntries(ws, sessionId, { ...query, omit }),
+						await store().listEntries(ws, sessionId, query),
+						timestamp,
+					);
+					const both = await store().sessionWithEntries?.(ws, sessionId, { ...query, omit });
+					same(both?.entries ?? [], await store().listEntries(ws, sessionId, query), timestamp);
+				}
+				for (const path of [{}, { full: true }, { fromId: "a2" }, { fromId: "u3", full: true }]) {
+					same(
+						await store().activePath(ws, "c", { ...path, omit }),
+						await store().activePath(ws, "c", path),
+						timestamp,
+					);
+				}
+				same(
+					await store().activePath(ws, sessionId, { omit }),
+					await store().activePath(ws, sessionId),
+					timestamp,
+				);
+				// The same refusals as a whole read.
+				await rejectsWithCode(store().activePath(ws, "c", { fromId: "ghost", omit }), "NOT_FOUND", "fromId");
+				const leafRecord = (await store().listEntries(ws, sessionId, { types: ["leaf"] }))[0]?.entry
+					.id as string;
+				await rejectsWithCode(
+					store().activePath(ws, sessionId, { fromId: leafRecord, omit }),
+					"INVALID_INPUT",
+					"fromId",
+				);
+				await rejectsWithCode(store().activePath(ws, "nope", { omit }), "NOT_FOUND");
+				await rejectsWithCode(store().listEntries(ws, "nope", { omit }), "NOT_FOUND");
+				await store().createSession(ws, { sessionId: `empty-${Object.keys(omit).join("-")}` });
+				expect(await store().activePath(ws, `empty-${Object.keys(omit).join("-")}`, { omit })).toEqual([]);
+			}
+		});
 	});
 
 	describe("a second instance on the same database", () => {

@@ -2,17 +2,23 @@
  * Sessions: the Session type with its views (append log, branch, context,
  * tips, JSONL), the session queries, and the session-level mutations.
  */
+import type { FieldNode, GraphQLObjectType, GraphQLResolveInfo } from "graphql";
+import type { EntryType } from "../../session/entry.js";
 import {
+	type ConnectionArgs,
 	DEFAULT_ENTRY_PAGE_SIZE,
 	DEFAULT_PAGE_SIZE,
+	type EntryWindow,
 	entryLogQuery,
 	entryPage,
 	entryWindow,
 } from "../../store/paging.js";
+import type { EntryLogQuery } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
+import { omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
 import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
 
 SessionRef.implement({
@@ -73,19 +79,31 @@ SessionRef.implement({
 				before: t.arg.string(),
 				types: t.arg({ type: [EntryTypeEnum] }),
 			},
-			resolve: async (s, args, { store, workspaceId, loaders, budget }) => {
+			resolve: async (s, args, { store, workspaceId, loaders, budget }, info) => {
 				const window = entryWindow(args);
 				const types = args.types ?? undefined;
+				const omit = omissionsOfConnection(info.fieldNodes);
+				// Read already, with the session (see Query.session).
+				const node = info.fieldNodes[0] as FieldNode;
+				const read = loaders.pages.get(node);
+				if (read?.sessionId === s.sessionId) loaders.pages.delete(node);
 				const [rows, totalCount] = await Promise.all([
-					store.listEntries(workspaceId, s.sessionId, {
-						...entryLogQuery(window),
-						...(types ? { types } : {}),
-					}),
+					read?.sessionId === s.sessionId
+						? read.entries
+						: store.listEntries(workspaceId, s.sessionId, {
+								...entryLogQuery(window),
+								...(types ? { types } : {}),
+								...(omit.payload ? { omit } : {}),
+							}),
 					types ? store.countEntries(workspaceId, s.sessionId, types) : s.entryCount,
 				]);
 				const page = entryPage(rows, window);
-				const nodes = page.items.map(({ node }) => node);
-				loaders.prime(spend(budget, nodes));
+				const nodes = spend(
+					budget,
+					page.items.map(({ node }) => node),
+				);
+				// Entries without their payload must not answer a later lookup that wants it.
+				if (!omit.payload) loaders.prime(nodes);
 				return connection(page, totalCount);
 			},
 		}),
@@ -96,13 +114,19 @@ SessionRef.implement({
 			// A path's length is not known before it is walked; a long one is charged by the result budget.
 			complexity: { field: 20, multiplier: 50 },
 			args: { fromId: t.arg.string(), full: t.arg.boolean({ defaultValue: false }) },
-			resolve: async (s, { fromId, full }, { store, workspaceId, loaders, budget }) =>
-				loaders.prime(
-					spend(
-						budget,
-						await store.activePath(workspaceId, s.sessionId, { fromId: fromId ?? null, full: full ?? false }),
-					),
-				),
+			resolve: async (s, { fromId, full }, { store, workspaceId, loaders, budget }, info) => {
+				const omit = omissionsOfEntries(info);
+				const path = spend(
+					budget,
+					await store.activePath(workspaceId, s.sessionId, {
+						fromId: fromId ?? null,
+						full: full ?? false,
+						...(omit.payload ? { omit } : {}),
+					}),
+				);
+				// Entries without their payload must not answer a later lookup that wants it.
+				return omit.payload ? path : loaders.prime(path);
+			},
 		}),
 		context: t.field({
 			type: SessionContextRef,
@@ -130,12 +154,48 @@ SessionRef.implement({
 
 const SessionConnectionRef = connectionType("Session", SessionRef);
 
+/**
+ * When a session is asked for one page of its entries (the common query),
+ * that page's store query, so the session and the page are one read. None
+ * when the selection is anything else, or the page's arguments are wrong
+ * (Session.entries then reads, and reports them, as usual).
+ */
+function withPage(info: GraphQLResolveInfo): { node: FieldNode; query: EntryLogQuery } | undefined {
+	const field = soleChildField(info, info.schema.getType("Session") as GraphQLObjectType, "entries");
+	if (!field) return undefined;
+	const args = field.args as ConnectionArgs & { types?: EntryType[] | null };
+	let window: EntryWindow;
+	try {
+		window = entryWindow(args);
+	} catch {
+		return undefined;
+	}
+	const omit = omissionsOfConnection([field.node]);
+	return {
+		node: field.node,
+		query: {
+			...entryLogQuery(window),
+			...(args.types ? { types: args.types } : {}),
+			...(omit.payload ? { omit } : {}),
+		},
+	};
+}
+
 builder.queryFields((t) => ({
 	session: t.field({
 		type: SessionRef,
 		nullable: true,
 		args: { sessionId: t.arg.string({ required: true }) },
-		resolve: (_, { sessionId }, { loaders }) => loaders.session.load(sessionId),
+		resolve: async (_, { sessionId }, { store, workspaceId, loaders }, info) => {
+			const read = store.sessionWithEntries && withPage(info);
+			if (!read) return loaders.session.load(sessionId);
+			// The session and its page in one read; the page waits for Session.entries in `loaders.pages`.
+			const found = await store.sessionWithEntries?.(workspaceId, sessionId, read.query);
+			if (!found) return null;
+			loaders.session.prime(sessionId, found.session);
+			loaders.pages.set(read.node, { sessionId, entries: found.entries });
+			return found.session;
+		},
 	}),
 	sessions: t.field({
 		type: SessionConnectionRef,

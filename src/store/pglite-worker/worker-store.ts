@@ -46,7 +46,10 @@ interface Pending {
 	onProgress: ImportOptions["onProgress"];
 }
 
-type Result<M extends Method> = ReturnType<SessionStore[M]>;
+/** Every store method, the optional ones included (a WorkerStore implements them all). */
+type StoreMethods = Required<Pick<SessionStore, Method>>;
+
+type Result<M extends Method> = ReturnType<StoreMethods[M]>;
 
 /** A callback of the caller failed: that is not the store's failure, but it must be seen. */
 function report(what: string, error: unknown): void {
@@ -202,7 +205,7 @@ export class WorkerStore implements SessionStore {
 
 	private call<M extends Method>(
 		method: M,
-		args: Parameters<SessionStore[M]>,
+		args: Parameters<StoreMethods[M]>,
 		onProgress?: ImportOptions["onProgress"],
 	): Result<M> {
 		return new Promise((resolve, reject) => {
@@ -272,6 +275,9 @@ export class WorkerStore implements SessionStore {
 	}
 	countEntries(...args: Parameters<SessionStore["countEntries"]>) {
 		return this.call("countEntries", args);
+	}
+	sessionWithEntries(...args: Parameters<StoreMethods["sessionWithEntries"]>) {
+		return this.call("sessionWithEntries", args);
 	}
 	children(...args: Parameters<SessionStore["children"]>) {
 		return this.call("children", args);

@@ -10,9 +10,19 @@ import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-co
 import { isStorableText } from "../../session/validate.js";
 import type { SessionWindow } from "../paging.js";
 import { sessionIdTaken } from "../records.js";
-import type { SessionRecord } from "../store.js";
-import { type EntryRow, entryColumns, type SessionRow, sessionColumns, sessionInsert } from "./rows.js";
+import type { EntryOmissions, SessionRecord } from "../store.js";
+import {
+	type BriefEntryRow,
+	type EntryRow,
+	entryColumns,
+	entrySelection,
+	type SessionRow,
+	selectList,
+	sessionColumns,
+	sessionInsert,
+} from "./rows.js";
 import * as schema from "./schema.js";
+import { statement, statementFamily } from "./statements.js";
 
 const { entries, sessions } = schema;
 
@@ -126,29 +136,6 @@ export interface EntryLogFilter {
 	fromEnd: boolean;
 }
 
-/** The log in seq order (from the end: descending). */
-export function entryLogRows(
-	db: Db,
-	ws: string,
-	sessionId: string,
-	filter: EntryLogFilter,
-): Promise<EntryRow[]> {
-	const { afterSeq, beforeSeq, types, limit, fromEnd } = filter;
-	const query = db
-		.select(entryColumns)
-		.from(entries)
-		.where(
-			and(
-				inSession(ws, sessionId),
-				sql`${entries.seq} > ${afterSeq}`,
-				beforeSeq === undefined ? undefined : sql`${entries.seq} < ${beforeSeq}`,
-				types ? sql`${entries.type} in ${list(types)}` : undefined,
-			),
-		)
-		.orderBy(fromEnd ? sql`${entries.seq} desc` : sql`${entries.seq} asc`);
-	return limit === undefined ? query : query.limit(LIMIT).execute({ limit });
-}
-
 export async function countByType(
 	db: Db,
 	ws: string,
@@ -249,4 +236,127 @@ export async function entryDepth(
 		.from(entries)
 		.where(and(inSession(ws, sessionId), eq(entries.id, entryId)));
 	return row ? row.depth : null;
+}
+
+// ---- Prepared reads (./statements.ts): the statements every read request sends
+
+const p = sql.placeholder;
+
+/** `${entries}` columns of one session, with the session as parameters. */
+const inSessionParams = sql`${entries.workspaceId} = ${p("ws")} and ${entries.sessionId} = ${p("sessionId")}`;
+
+const sessionById = statement<SessionRow>(
+	"session_by_id",
+	sql`select ${selectList(sessionColumns)} from ${sessions}
+		where ${sessions.workspaceId} = ${p("ws")} and ${sessions.id} = ${p("sessionId")}`,
+);
+
+/** The session row (no lock), as a prepared statement. */
+export async function sessionRowPrepared(
+	db: Db,
+	ws: string,
+	sessionId: string,
+): Promise<SessionRow | undefined> {
+	const [row] = await sessionById.run(db, { ws, sessionId });
+	return row;
+}
+
+/** The choices that make one statement of the log differ from another. */
+function logShape(filter: EntryLogFilter, omit: EntryOmissions): string {
+	return [
+		filter.beforeSeq === undefined ? "" : "before",
+		filter.types ? "types" : "",
+		filter.limit === undefined ? "" : "limit",
+		filter.fromEnd ? "desc" : "asc",
+		omit.payload ? "brief" : "",
+		omit.timestamp ? "untimed" : "",
+	].join(":");
+}
+
+/** The conditions and order of a window of the log (placeholders afterSeq, beforeSeq, types, limit). */
+function logWindow(shape: string): SQL {
+	const has = (choice: string) => shape.split(":").includes(choice);
+	return sql`${inSessionParams} and ${entries.seq} > ${p("afterSeq")}
+		${has("before") ? sql`and ${entries.seq} < ${p("beforeSeq")}` : sql``}
+		${has("types") ? sql`and ${entries.type} in (select jsonb_array_elements_text(${p("types")}::jsonb))` : sql``}
+		order by ${entries.seq} ${has("desc") ? sql`desc` : sql`asc`}
+		${has("limit") ? sql`limit ${p("limit")}` : sql``}`;
+}
+
+const omissionsOf = (shape: string): EntryOmissions => ({
+	payload: shape.split(":").includes("brief"),
+	timestamp: shape.split(":").includes("untimed"),
+});
+
+const logStatement = statementFamily((shape: string) =>
+	statement<BriefEntryRow>(
+		"entry_log",
+		sql`select ${selectList(entrySelection(omissionsOf(shape)))} from ${entries} where ${logWindow(shape)}`,
+	),
+);
+
+const logValues = (ws: string, sessionId: string, filter: EntryLogFilter) => ({
+	ws,
+	sessionId,
+	afterSeq: filter.afterSeq,
+	beforeSeq: filter.beforeSeq,
+	types: filter.types ? JSON.stringify(filter.types.filter(isStorableText)) : undefined,
+	limit: filter.limit,
+});
+
+/** `entryLogRows` as a prepared statement, less what `omit` leaves out. */
+export function entryLogRowsPrepared(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	filter: EntryLogFilter,
+	omit: EntryOmissions = {},
+): Promise<BriefEntryRow[]> {
+	return logStatement(logShape(filter, omit)).run(db, logValues(ws, sessionId, filter));
+}
+
+/**
+ * The session row and one window of its log in one statement: the session's
+ * row first, as one JSON object (`session`, null in the other rows), then the
+ * window's rows (their columns null in the session's); nothing when the
+ * session does not exist (entries cannot outlive their session: foreign key).
+ */
+const sessionLogStatement = statementFamily((shape: string) => {
+	const entryFields = Object.entries(entrySelection(omissionsOf(shape)));
+	// Keys are the select list's own names, fixed in code (rows.ts).
+	const sessionObject = sql`json_build_object(${sql.join(
+		Object.entries(sessionColumns).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`),
+		sql`, `,
+	)})`;
+	return statement<BriefEntryRow & { session: SessionRow | null }>(
+		"session_with_entries",
+		sql`select ${sessionObject} as session, ${sql.join(
+			entryFields.map(([name]) => sql`null as ${sql.identifier(name)}`),
+			sql`, `,
+		)}
+			from ${sessions} where ${sessions.workspaceId} = ${p("ws")} and ${sessions.id} = ${p("sessionId")}
+			union all
+			(select null, ${selectList(Object.fromEntries(entryFields))} from ${entries} where ${logWindow(shape)})`,
+	);
+});
+
+/** The session row and the window's rows in seq order; undefined when there is no such session. */
+export async function sessionWithLogRows(
+	db: Db,
+	ws: string,
+	sessionId: string,
+	filter: EntryLogFilter,
+	omit: EntryOmissions = {},
+): Promise<{ session: SessionRow; rows: BriefEntryRow[] } | undefined> {
+	const result = await sessionLogStatement(logShape(filter, omit)).run(db, logValues(ws, sessionId, filter));
+	let session: SessionRow | undefined;
+	const rows: BriefEntryRow[] = [];
+	for (const row of result) {
+		if (row.session) session = row.session;
+		else rows.push(row);
+	}
+	if (!session) return undefined;
+	// UNION ALL promises no order between or within its parts: the window's order is restored here.
+	rows.sort((a, b) => a.seq - b.seq);
+	return { session, rows };
 }

@@ -7,11 +7,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { assembleEntry, type LabelEntry, ownFields, type StoredEntry } from "../../session/entry.js";
-import type { SessionRecord } from "../store.js";
+import type { EntryOmissions, SessionRecord } from "../store.js";
 import { entries, sessions } from "./schema.js";
 
 /** A timestamp column as `toISOString()` text, the form pi writes (both drivers, no Date parsing). */
-const isoText = (column: PgColumn) =>
+export const isoText = (column: PgColumn | SQL) =>
 	sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** An entry row as the store reads it (every column but the workspace, which the caller knows). */
@@ -31,6 +31,20 @@ export const entryColumns = {
 	payload: entries.payload,
 	timestamp: isoText(entries.timestamp),
 } satisfies Record<keyof EntryRow, PgColumn | SQL>;
+
+/**
+ * An entry row without what a read was allowed to leave out (store.ts,
+ * EntryOmissions): no payload (the pi fields beyond the placement ones), no
+ * timestamp.
+ */
+export type BriefEntryRow = Omit<EntryRow, "payload" | "timestamp"> &
+	Partial<Pick<EntryRow, "payload" | "timestamp">>;
+
+/** The select list of an entry row, less what `omit` leaves out. */
+export function entrySelection(omit: EntryOmissions = {}): Record<string, PgColumn | SQL> {
+	const { payload, timestamp, ...rest } = entryColumns;
+	return { ...rest, ...(omit.payload ? {} : { payload }), ...(omit.timestamp ? {} : { timestamp }) };
+}
 
 /** The select list of a session row; its fields are SessionRow's. */
 export const sessionColumns = {
@@ -61,13 +75,20 @@ export const selectList = (fields: Record<string, PgColumn | SQL>): SQL =>
 /** jsonb arrives parsed through the query builder, but raw results may carry text; accept both. */
 const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
-export function toStored(row: EntryRow): StoredEntry {
+/** A row without payload has its placement fields only; one without timestamp has "" (EntryOmissions). */
+export function toStored(row: BriefEntryRow): StoredEntry {
 	return {
 		sessionId: row.sessionId,
 		seq: Number(row.seq),
 		depth: Number(row.depth),
 		author: row.author,
-		entry: assembleEntry(row.type, row.id, row.parentId, row.timestamp, json(row.payload)),
+		entry: assembleEntry(
+			row.type,
+			row.id,
+			row.parentId,
+			row.timestamp ?? "",
+			row.payload === undefined ? {} : json(row.payload),
+		),
 	};
 }
 

@@ -10,6 +10,7 @@ import {
 	type AppendOptions,
 	type CreateSessionInput,
 	type EntryLogQuery,
+	type EntryOmissions,
 	type ForkInput,
 	headerOf,
 	type ImportOptions,
@@ -18,6 +19,7 @@ import {
 	type SessionPageArgs,
 	type SessionRecord,
 	type SessionStore,
+	type SessionWithEntries,
 } from "../store.js";
 import {
 	authorOf,
@@ -34,13 +36,15 @@ import {
 	countSessions,
 	type Db,
 	entryDepth,
-	entryLogRows,
+	entryLogRowsPrepared,
 	entryRows,
 	insertSession,
 	latestLabelRows,
 	sessionRow,
+	sessionRowPrepared,
 	sessionRows,
 	sessionWindowRows,
+	sessionWithLogRows,
 	tipRows,
 } from "./queries.js";
 import { setLabels, toRecord, toStored } from "./rows.js";
@@ -112,7 +116,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private async getSessionWith(db: Db, ws: string, sessionId: string, lock: "update" | "share" | null) {
 		// Postgres cannot even compare with such an id (U+0000 fails, a lone surrogate becomes U+FFFD): no session has it.
 		if (!isStorableText(sessionId)) return null;
-		const row = await sessionRow(db, ws, sessionId, lock);
+		const row = lock
+			? await sessionRow(db, ws, sessionId, lock)
+			: await sessionRowPrepared(db, ws, sessionId);
 		return row ? toRecord(row) : null;
 	}
 
@@ -132,7 +138,13 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async getSessions(ws: string, sessionIds: readonly string[]): Promise<Map<string, SessionRecord>> {
 		if (sessionIds.length === 0) return new Map();
-		const rows = await sessionRows(this.db, ws, [...new Set(sessionIds)]);
+		const ids = [...new Set(sessionIds)];
+		// One id (a `session(sessionId:)` query) is the common case: the prepared statement.
+		if (ids.length === 1) {
+			const found = await this.getSessionWith(this.db, ws, ids[0] as string, null);
+			return new Map(found ? [[found.sessionId, found]] : []);
+		}
+		const rows = await sessionRows(this.db, ws, ids);
 		return new Map(rows.map((r) => [r.id, toRecord(r)]));
 	}
 
@@ -170,15 +182,29 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
 		this.storable(sessionId);
-		const { afterSeq = 0, beforeSeq, limit, types, fromEnd = false } = query;
+		const { afterSeq = 0, beforeSeq, limit, types, fromEnd = false, omit } = query;
 		if (types && types.length === 0) {
 			await this.requireSession(ws, sessionId);
 			return [];
 		}
-		const rows = await entryLogRows(this.db, ws, sessionId, { afterSeq, beforeSeq, limit, types, fromEnd });
+		const filter = { afterSeq, beforeSeq, limit, types, fromEnd };
+		const rows = await entryLogRowsPrepared(this.db, ws, sessionId, filter, omit);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
 		const entries = rows.map(toStored);
 		return fromEnd ? entries.reverse() : entries;
+	}
+
+	async sessionWithEntries(
+		ws: string,
+		sessionId: string,
+		query: EntryLogQuery = {},
+	): Promise<SessionWithEntries | null> {
+		if (!isStorableText(sessionId)) return null;
+		const { afterSeq = 0, beforeSeq, limit, types, fromEnd = false, omit } = query;
+		// No type at all selects nothing: the window is empty (a LIMIT 0 answers that without reading).
+		const filter = { afterSeq, beforeSeq, types, fromEnd, limit: types?.length === 0 ? 0 : limit };
+		const found = await sessionWithLogRows(this.db, ws, sessionId, filter, omit);
+		return found ? { session: toRecord(found.session), entries: found.rows.map(toStored) } : null;
 	}
 
 	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
@@ -234,13 +260,31 @@ export class PgStore extends TreeWrites implements SessionStore {
 		fromId: string | null | undefined,
 		mode: WalkMode,
 		field = "fromId",
+		omit: EntryOmissions = {},
 	) {
 		this.storable(sessionId);
-		return walkPath(db, ws, sessionId, fromId, mode, field, () => this.requireSession(ws, sessionId, db));
+		return walkPath(
+			db,
+			ws,
+			sessionId,
+			fromId,
+			mode,
+			field,
+			() => this.requireSession(ws, sessionId, db),
+			omit,
+		);
 	}
 
 	async activePath(ws: string, sessionId: string, query: PathQuery = {}): Promise<StoredEntry[]> {
-		return this.walk(this.db, ws, sessionId, query.fromId, query.full ? "full" : "bounded");
+		return this.walk(
+			this.db,
+			ws,
+			sessionId,
+			query.fromId,
+			query.full ? "full" : "bounded",
+			"fromId",
+			query.omit,
+		);
 	}
 
 	async context(

@@ -11,9 +11,11 @@ import type { StoredEntry } from "../../session/entry.js";
 import { SETTING_TYPES } from "../../session/kinds.js";
 import { isStorableText } from "../../session/validate.js";
 import { checkPathStart } from "../records.js";
-import { type Db, rawRows } from "./queries.js";
-import { type EntryRow, entryColumns, selectList, toStored } from "./rows.js";
+import type { EntryOmissions } from "../store.js";
+import type { Db } from "./queries.js";
+import { type BriefEntryRow, isoText, selectList, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
+import { statement, statementFamily } from "./statements.js";
 
 /**
  * `full`: the whole path. `bounded`: pi's path, stopped at the latest
@@ -41,14 +43,17 @@ export async function walkPath(
 	mode: WalkMode,
 	field: string,
 	requireSession: () => Promise<unknown>,
+	omit: EntryOmissions = {},
 ): Promise<StoredEntry[]> {
 	if (fromId === undefined || fromId === null) {
-		const path = (await walkRows(db, ws, sessionId, null, mode)).map(toStored);
+		const path = (await walkRows(db, ws, sessionId, null, mode, omit)).map(toStored);
 		if (path.length === 0) await requireSession();
 		return path;
 	}
 	// Postgres cannot compare with an id it cannot hold: no entry has it.
-	const path = isStorableText(fromId) ? (await walkRows(db, ws, sessionId, fromId, mode)).map(toStored) : [];
+	const path = isStorableText(fromId)
+		? (await walkRows(db, ws, sessionId, fromId, mode, omit)).map(toStored)
+		: [];
 	const start = path[path.length - 1];
 	const found = start?.entry.id === fromId ? start : null;
 	// A missing session is reported before a missing entry.
@@ -64,26 +69,69 @@ function walkRows(
 	sessionId: string,
 	start: string | null,
 	mode: WalkMode,
-): Promise<EntryRow[]> {
-	const inSession = sql`${entries.workspaceId} = ${ws} and ${entries.sessionId} = ${sessionId}`;
+	omit: EntryOmissions,
+): Promise<BriefEntryRow[]> {
+	// The context reads payloads (the projection needs them); the other modes may go without.
+	const brief = mode !== "context" && omit.payload === true;
+	const timed = !(brief && omit.timestamp === true);
+	return walkStatement(`${mode}:${brief ? "brief" : ""}:${timed ? "" : "untimed"}`).run(db, {
+		ws,
+		sessionId,
+		start,
+	});
+}
+
+const p = sql.placeholder;
+
+/**
+ * One statement per mode, each with and without payloads (and timestamps).
+ * The recursion carries every column the answer needs (and the compaction
+ * bounds), so the answer is read from the walk: each path entry's row is
+ * fetched once, by the step that reaches it. A walk without payloads
+ * carries none.
+ */
+const walkStatement = statementFamily((shape: string) => {
+	const [mode, brief, untimed] = shape.split(":") as [WalkMode, string, string];
+	const inSession = sql`${entries.workspaceId} = ${p("ws")} and ${entries.sessionId} = ${p("sessionId")}`;
 	const payload =
 		mode === "context"
-			? sql`case when not walk.beyond or ${entries.type} in ${SETTINGS_TYPES} then ${entries.payload}
+			? sql`case when not walk.beyond or walk.type in ${SETTINGS_TYPES} then walk.payload
 				else jsonb_build_object('message', jsonb_build_object('role', 'assistant',
-					'provider', ${entries.payload}->'message'->'provider', 'model', ${entries.payload}->'message'->'model'))
+					'provider', walk.payload->'message'->'provider', 'model', walk.payload->'message'->'model'))
 				end`
-			: sql`${entries.payload}`;
-	return rawRows<EntryRow>(
-		db,
+			: sql`walk.payload`;
+	const fromWalk = {
+		sessionId: sql`${p("sessionId")}::text`,
+		seq: sql`walk.seq`,
+		id: sql`walk.id`,
+		parentId: sql`walk.parent_id`,
+		type: sql`walk.type`,
+		depth: sql`walk.depth`,
+		author: sql`walk.author`,
+		...(untimed ? {} : { timestamp: isoText(sql`walk.ts`) }),
+		...(brief ? {} : { payload }),
+	};
+	const select = sql`select ${selectList(fromWalk)} from walk
+		${
+			mode === "context"
+				? sql`where not walk.beyond or walk.type in ${SETTINGS_TYPES}
+					or (walk.type = 'message' and walk.payload->'message'->>'role' = 'assistant')`
+				: sql``
+		}
+		order by walk.depth`;
+	const carried = sql`, ${entries.depth} as depth, ${entries.author} as author${untimed ? sql`` : sql`, ${entries.timestamp} as ts`}${brief ? sql`` : sql`, ${entries.payload} as payload`}`;
+	return statement<BriefEntryRow>(
+		`walk_${mode}`,
 		sql`with recursive start as (
-			select coalesce(${start}::text, ${sessions.leafId}) as id from ${sessions}
-			where ${sessions.id} = ${sessionId} and ${sessions.workspaceId} = ${ws}
+			select coalesce(${p("start")}::text, ${sessions.leafId}) as id from ${sessions}
+			where ${sessions.id} = ${p("sessionId")} and ${sessions.workspaceId} = ${p("ws")}
 		), walk as (
 			select ${entries.id} as id, ${entries.parentId} as parent_id, ${entries.type} as type, ${entries.seq} as seq,
 				${keptFrom} as stop_at,
 				false as done,
 				${keptFrom} as kept_from,
 				false as beyond
+				${carried}
 			from ${entries} join start on ${inSession} and ${entries.id} = start.id
 			union all
 			select ${entries.id}, ${entries.parentId}, ${entries.type}, ${entries.seq},
@@ -91,17 +139,10 @@ function walkRows(
 				walk.stop_at is not null and ${entries.id} = walk.stop_at,
 				coalesce(walk.kept_from, ${keptFrom}),
 				walk.beyond or (walk.kept_from is not null and walk.id = walk.kept_from)
+				${carried}
 			from walk join ${entries} on ${inSession} and ${entries.id} = walk.parent_id
 			${mode === "bounded" ? sql`where not walk.done` : sql``}
 		)
-		select ${selectList({ ...entryColumns, payload })}
-		from walk join ${entries} on ${inSession} and ${entries.id} = walk.id
-		${
-			mode === "context"
-				? sql`where not walk.beyond or ${entries.type} in ${SETTINGS_TYPES}
-					or (${entries.type} = 'message' and ${entries.payload}->'message'->>'role' = 'assistant')`
-				: sql``
-		}
-		order by ${entries.depth}`,
+		${select}`,
 	);
-}
+});

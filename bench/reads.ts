@@ -1,0 +1,102 @@
+/**
+ * The read cases of the HTTP section alone (page, context, branch): the same
+ * seeding, server and measuring as `npm run bench` (bench/http.ts), in a
+ * fraction of its time, for working on the read path.
+ *
+ *   npx tsx bench/reads.ts [--quick] [--only page|context|branch] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` starts the server with `node --cpu-prof` (the profile is
+ * written to DIR when it exits) and runs only the chosen cases' server side,
+ * without baselines, so the profile holds the server's work under that load.
+ */
+import { loadavg } from "node:os";
+import { openPostgres } from "../src/store/postgres/open.js";
+import { RawBaseline } from "./baseline.js";
+import { FULL_PLAN, formatHttpTable, type HttpResult, measureCase, QUICK_PLAN } from "./http.js";
+import { CHAIN_SESSION, HTTP_WORKSPACE, httpCases, RawReads } from "./http-cases.js";
+import { warmUp } from "./http-measure.js";
+import { startHttpServer } from "./http-server.js";
+import { createBenchDatabase, startServer } from "./postgres.js";
+import { syntheticSessionFile } from "./workload.js";
+
+const READ_CASES = ["page100×16", "page100×16 rows", "context", "branch ids"];
+
+const argv = process.argv.slice(2);
+const option = (name: string) => {
+	const at = argv.indexOf(name);
+	return at === -1 ? undefined : argv[at + 1];
+};
+const quick = argv.includes("--quick");
+const only = option("--only");
+const profileDir = option("--cpu-prof");
+const plan = quick ? QUICK_PLAN : FULL_PLAN;
+const load = () =>
+	loadavg()
+		.map((x) => x.toFixed(2))
+		.join(" ");
+
+const progress = (message: string) => process.stderr.write(`reads: ${message}\n`);
+
+async function main() {
+	const server = await startServer();
+	try {
+		const database = await createBenchDatabase(server.url);
+		try {
+			progress(`seeding a ${plan.chainLength}-entry chain`);
+			const store = await openPostgres(database.url);
+			try {
+				await store.importSession(HTTP_WORKSPACE, syntheticSessionFile(plan.chainLength + 1), {
+					sessionId: CHAIN_SESSION,
+				});
+			} finally {
+				await store.close();
+			}
+			const raw = new RawBaseline(database.url);
+			const reads = new RawReads(database.url);
+			try {
+				await raw.analyze();
+				const http = await startHttpServer(database.url, {
+					nodeArgs: profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
+				});
+				try {
+					const cases = (await httpCases(http.url, raw, reads, plan.chainLength)).filter(
+						(c) => READ_CASES.includes(c.key) && (only === undefined || c.key.startsWith(only)),
+					);
+					for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
+					if (profileDir) {
+						for (const c of cases) {
+							await c.check?.();
+							progress(`profiling ${c.key}`);
+							await warmUp(c.workers, plan.phaseMs * plan.rounds, c.ours);
+						}
+						return;
+					}
+					const loadStart = load();
+					const results: HttpResult[] = [];
+					for (const c of cases) results.push(await measureCase(c, plan));
+					process.stdout.write(
+						`${formatHttpTable(results)}\nchain ${plan.chainLength}; loadavg ${loadStart} → ${load()}\n`,
+					);
+					for (const r of results) {
+						const d = r.detail;
+						if (d)
+							process.stdout.write(
+								`  ${r.key}: ours p50 ${d.ours.medianMs.toFixed(2)} ms ${d.ours.medianOpsPerSec.toFixed(0)}/s; baseline p50 ${d.baseline.medianMs.toFixed(2)} ms ${d.baseline.medianOpsPerSec.toFixed(0)}/s\n`,
+							);
+					}
+				} finally {
+					await http.stop();
+				}
+			} finally {
+				await reads.close();
+				await raw.close();
+			}
+		} finally {
+			await database.drop();
+		}
+	} finally {
+		await server.stop();
+	}
+}
+
+await main();
