@@ -13,8 +13,7 @@ import type { ParsedSessionFile } from "../src/session/jsonl.js";
 const IMPORT_BATCH = 1000;
 
 const ENTRY_COLUMNS = [
-	"workspace_id",
-	"session_id",
+	"session_key",
 	"seq",
 	"id",
 	"parent_id",
@@ -54,17 +53,19 @@ export class RawBaseline {
 	 */
 	async append(ws: string, sessionId: string, payload: Record<string, unknown>): Promise<void> {
 		await this.sql.begin(async (tx) => {
-			const [session] = await tx<{ leaf_id: string | null; last_seq: number; entry_count: number }[]>`
-				select leaf_id, last_seq, entry_count from sessions
+			const [session] = await tx<
+				{ key: number; leaf_id: string | null; last_seq: number; entry_count: number }[]
+			>`
+				select key, leaf_id, last_seq, entry_count from sessions
 				where workspace_id = ${ws} and id = ${sessionId} for update`;
 			if (!session) throw new Error(`baseline session ${sessionId} is missing`);
 			const id = randomBytes(8).toString("hex");
 			const seq = session.last_seq + 1;
 			const now = new Date().toISOString();
-			await tx`insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, payload)
-				values (${ws}, ${sessionId}, ${seq}, ${id}, ${session.leaf_id}, 'message', ${now},
+			await tx`insert into entries (session_key, seq, id, parent_id, type, timestamp, depth, payload)
+				values (${session.key}, ${seq}, ${id}, ${session.leaf_id}, 'message', ${now},
 					coalesce((select p.depth + 1 from entries p
-						where p.workspace_id = ${ws} and p.session_id = ${sessionId} and p.id = ${session.leaf_id}), 0),
+						where p.session_key = ${session.key} and p.id = ${session.leaf_id}), 0),
 					${tx.json(payload as postgres.JSONValue)})`;
 			await tx`update sessions set leaf_id = ${id}, last_seq = ${seq}, entry_count = ${session.entry_count + 1},
 				updated_at = ${now} where workspace_id = ${ws} and id = ${sessionId}`;
@@ -75,23 +76,21 @@ export class RawBaseline {
 	async path(ws: string, sessionId: string): Promise<RawEntry[]> {
 		return this.sql<RawEntry[]>`
 			with recursive walk as (
-				select e.seq, e.id, e.parent_id, e.type, e.timestamp, e.depth, e.payload
-				from sessions s join entries e
-					on e.workspace_id = s.workspace_id and e.session_id = s.id and e.id = s.leaf_id
+				select e.session_key, e.seq, e.id, e.parent_id, e.type, e.timestamp, e.depth, e.payload
+				from sessions s join entries e on e.session_key = s.key and e.id = s.leaf_id
 				where s.workspace_id = ${ws} and s.id = ${sessionId}
 				union all
-				select p.seq, p.id, p.parent_id, p.type, p.timestamp, p.depth, p.payload
-				from walk w join entries p
-					on p.workspace_id = ${ws} and p.session_id = ${sessionId} and p.id = w.parent_id
+				select p.session_key, p.seq, p.id, p.parent_id, p.type, p.timestamp, p.depth, p.payload
+				from walk w join entries p on p.session_key = w.session_key and p.id = w.parent_id
 			)
-			select * from walk order by depth`;
+			select seq, id, parent_id, type, timestamp, depth, payload from walk order by depth`;
 	}
 
 	/** The first `limit` entries of the append log. */
 	async logPage(ws: string, sessionId: string, limit: number): Promise<RawEntry[]> {
 		return this.sql<RawEntry[]>`
 			select seq, id, parent_id, type, timestamp, depth, payload from entries
-			where workspace_id = ${ws} and session_id = ${sessionId} and seq > 0
+			where session_key = (select key from sessions where workspace_id = ${ws} and id = ${sessionId}) and seq > 0
 			order by seq limit ${limit}`;
 	}
 
@@ -101,28 +100,32 @@ export class RawBaseline {
 	 * session row, then the entries in multi-row INSERTs, in one transaction.
 	 */
 	async importRows(ws: string, sessionId: string, file: ParsedSessionFile): Promise<void> {
-		const rows = file.rows.map(({ seq, depth, entry }) => {
-			const { type, id, parentId, timestamp, ...own } = entry;
-			return {
-				workspace_id: ws,
-				session_id: sessionId,
-				seq,
-				id,
-				parent_id: parentId,
-				type,
-				timestamp,
-				depth,
-				payload: own as postgres.JSONValue,
-			};
-		});
+		const rows = (key: number) =>
+			file.rows.map(({ seq, depth, entry }) => {
+				const { type, id, parentId, timestamp, ...own } = entry;
+				return {
+					session_key: key,
+					seq,
+					id,
+					parent_id: parentId,
+					type,
+					timestamp,
+					depth,
+					payload: own as postgres.JSONValue,
+				};
+			});
 		const last = file.rows[file.rows.length - 1];
+		const count = file.rows.length;
 		await this.sql.begin(async (tx) => {
-			await tx`insert into sessions (workspace_id, id, created_at, updated_at, cwd, leaf_id, last_seq, entry_count, header)
+			const [session] = await tx<{ key: number }[]>`
+				insert into sessions (workspace_id, id, created_at, updated_at, cwd, leaf_id, last_seq, entry_count, header)
 				values (${ws}, ${sessionId}, ${file.header.timestamp}, ${last?.entry.timestamp ?? file.header.timestamp},
-					${file.header.cwd}, ${file.leafId}, ${rows.length}, ${rows.length},
-					${tx.json(file.header.extra as postgres.JSONValue)})`;
-			for (let i = 0; i < rows.length; i += IMPORT_BATCH) {
-				await tx`insert into entries ${tx(rows.slice(i, i + IMPORT_BATCH), ...ENTRY_COLUMNS)}`;
+					${file.header.cwd}, ${file.leafId}, ${count}, ${count},
+					${tx.json(file.header.extra as postgres.JSONValue)})
+				returning key`;
+			const all = rows(session?.key as number);
+			for (let i = 0; i < all.length; i += IMPORT_BATCH) {
+				await tx`insert into entries ${tx(all.slice(i, i + IMPORT_BATCH), ...ENTRY_COLUMNS)}`;
 			}
 		});
 	}

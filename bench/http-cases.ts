@@ -67,7 +67,7 @@ export class RawReads {
 	/** The columns the GraphQL page selects, nothing more. */
 	page(ws: string, sessionId: string, limit: number) {
 		return this.sql`select seq, id, parent_id, type, timestamp from entries
-			where workspace_id = ${ws} and session_id = ${sessionId} and seq > 0
+			where session_key = (select key from sessions where workspace_id = ${ws} and id = ${sessionId}) and seq > 0
 			order by seq limit ${limit}`;
 	}
 
@@ -75,14 +75,12 @@ export class RawReads {
 	pathIds(ws: string, sessionId: string) {
 		return this.sql`
 			with recursive walk as (
-				select e.id, e.parent_id, e.depth
-				from sessions s join entries e
-					on e.workspace_id = s.workspace_id and e.session_id = s.id and e.id = s.leaf_id
+				select e.session_key, e.id, e.parent_id, e.depth
+				from sessions s join entries e on e.session_key = s.key and e.id = s.leaf_id
 				where s.workspace_id = ${ws} and s.id = ${sessionId}
 				union all
-				select p.id, p.parent_id, p.depth
-				from walk w join entries p
-					on p.workspace_id = ${ws} and p.session_id = ${sessionId} and p.id = w.parent_id
+				select p.session_key, p.id, p.parent_id, p.depth
+				from walk w join entries p on p.session_key = w.session_key and p.id = w.parent_id
 			)
 			select id from walk order by depth`;
 	}

@@ -95,8 +95,9 @@ describe("the server process survives results it cannot encode", () => {
 			`mutation { createSession(input: { sessionId: "${sessionId}" }) { sessionId } }`,
 		);
 		expect(created.errors).toBeUndefined();
-		await sql`insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, payload)
-			values ('default', ${sessionId}, 1, 'e1', null, 'message', now(), 0, (${`{"message":${message}}`}::text)::jsonb)`;
+		await sql`insert into entries (session_key, seq, id, parent_id, type, timestamp, depth, payload)
+			select key, 1, 'e1', null, 'message', now(), 0, (${`{"message":${message}}`}::text)::jsonb
+			from sessions where workspace_id = 'default' and id = ${sessionId}`;
 		await sql`update sessions set last_seq = 1, entry_count = 1, leaf_id = 'e1', leaf_depth = 0
 			where workspace_id = 'default' and id = ${sessionId}`;
 	}

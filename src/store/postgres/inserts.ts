@@ -6,18 +6,18 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { StoredEntry } from "../../session/entry.js";
 import type { SessionRecord } from "../store.js";
-import type { Db } from "./queries.js";
+import { type Db, sessionKeyOf } from "./queries.js";
 import { entryInserts } from "./rows.js";
 import { entries, sessions } from "./schema.js";
 
 const entryTable = getTableColumns(entries);
 const entryFields = Object.keys(entryTable) as Array<keyof typeof entryTable>;
 
-/** Entry rows as the JSON array `jsonb_populate_recordset` expands (the workspace is not in it). */
-function entryRecords(ws: string, rows: readonly StoredEntry[]): string {
-	const records = entryInserts(ws, rows).map((row) =>
+/** Entry rows as the JSON array `jsonb_populate_recordset` expands (the session's key is not in it). */
+function entryRecords(rows: readonly StoredEntry[]): string {
+	const records = entryInserts(rows).map((row) =>
 		Object.fromEntries(
-			entryFields.filter((f) => f !== "workspaceId").map((f) => [entryTable[f].name, row[f] ?? null]),
+			entryFields.flatMap((f) => (f === "sessionKey" ? [] : [[entryTable[f].name, row[f] ?? null]])),
 		),
 	);
 	return JSON.stringify(records);
@@ -26,19 +26,19 @@ function entryRecords(ws: string, rows: readonly StoredEntry[]): string {
 /**
  * INSERT of entry rows given as one JSON parameter, expanded by the server
  * into the table's own row type: cheap to build for a thousand rows (an
- * import) as for one (an append). The workspace is one parameter, not a field
- * of every row. `only` is a condition the rows go in under (else none do).
+ * import) as for one (an append). The session's key is one expression, not a
+ * field of every row; `from` names what it refers to (a CTE), whose rows
+ * also decide whether the rows go in at all (none when it has none).
  */
-function insertEntries(ws: SQL, records: SQL, only?: SQL): SQL {
+function insertEntries(key: SQL, records: SQL, from?: SQL): SQL {
 	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
 	const names = entryFields.map((f) => sql.identifier(entryTable[f].name));
 	const values = entryFields.map((f) =>
-		f === "workspaceId" ? ws : sql`r.${sql.identifier(entryTable[f].name)}`,
+		f === "sessionKey" ? key : sql`r.${sql.identifier(entryTable[f].name)}`,
 	);
 	return sql`insert into ${entries} (${sql.join(names, sql`, `)})
 		select ${sql.join(values, sql`, `)}
-		from jsonb_populate_recordset(null::${entries}, ${records}::jsonb) as r
-		${only ? sql`where ${only}` : sql``}`;
+		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${entries}, ${records}::jsonb) as r`;
 }
 
 /** Rows inserted per statement on import and fork (progress is reported per batch). */
@@ -47,13 +47,13 @@ const INSERT_BATCH = 1000;
 /** Bulk INSERT (import, fork) in batches; `onBatch` hears how many rows are in after each. */
 export async function insertEntryBatches(
 	db: Db,
-	ws: string,
+	sessionKey: number,
 	rows: readonly StoredEntry[],
 	onBatch?: (inserted: number) => void,
 ): Promise<void> {
 	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
 		const batch = rows.slice(i, i + INSERT_BATCH);
-		await db.execute(insertEntries(sql`${ws}`, sql`${entryRecords(ws, batch)}`));
+		await db.execute(insertEntries(sql`${sessionKey}::integer`, sql`${entryRecords(batch)}`));
 		onBatch?.(i + batch.length);
 	}
 }
@@ -87,7 +87,7 @@ export function appendStatement(
 	rows: readonly StoredEntry[],
 	next: SessionPointer,
 ): SQL {
-	return sql`with appended as (${insertEntries(sql`${ws}`, sql`${entryRecords(ws, rows)}`)})
+	return sql`with appended as (${insertEntries(sessionKeyOf(ws, sessionId), sql`${entryRecords(rows)}`)})
 		update ${sessions} set ${setPointer({
 			leafId: sql`${next.leafId}`,
 			leafDepth: sql`${next.leafDepth}`,
@@ -121,9 +121,9 @@ export function conditionalAppend(): SQL {
 			})}
 			where ${sessions.workspaceId} = ${p("ws")}::text and ${sessions.id} = ${p("sessionId")}::text
 				and ${sessions.lastSeq} = ${p("expectedSeq")}::integer
-			returning 1
+			returning ${sessions.key} as key
 		), appended as (
-			${insertEntries(sql`${p("ws")}::text`, sql`${p("rows")}::text`, sql`exists (select from moved)`)}
+			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}
 		)
 		select count(*)::integer as applied from moved`;
 }
@@ -140,7 +140,7 @@ export function conditionalAppendValues(
 		ws,
 		sessionId,
 		expectedSeq,
-		rows: entryRecords(ws, rows),
+		rows: entryRecords(rows),
 		leafId: next.leafId,
 		leafDepth: next.leafDepth,
 		lastSeq: next.lastSeq,

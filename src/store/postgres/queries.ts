@@ -103,18 +103,27 @@ export async function countSessions(db: Db, ws: string): Promise<number> {
 	return Number(row?.n ?? 0);
 }
 
-/** The session row of a new session; ALREADY_EXISTS when the workspace has that id. */
-export async function insertSession(db: Db, record: SessionRecord): Promise<void> {
-	const inserted = await db
+/** The session row of a new session, answering its key; ALREADY_EXISTS when the workspace has that id. */
+export async function insertSession(db: Db, record: SessionRecord): Promise<number> {
+	const [inserted] = await db
 		.insert(sessions)
 		.values(sessionInsert(record))
 		.onConflictDoNothing()
-		.returning({ id: sessions.id });
-	if (inserted.length === 0) throw sessionIdTaken(record.sessionId);
+		.returning({ key: sessions.key });
+	if (!inserted) throw sessionIdTaken(record.sessionId);
+	return inserted.key;
 }
 
+/**
+ * The key of the workspace's session (sessions.key), looked up inside the
+ * statement that needs it: still one statement, and an unknown session
+ * matches no entry. Values or placeholders.
+ */
+export const sessionKeyOf = (ws: unknown, sessionId: unknown) =>
+	sql`(select ${sessions.key} from ${sessions} where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId})`;
+
 const inSession = (ws: string, sessionId: string) =>
-	and(eq(entries.workspaceId, ws), eq(entries.sessionId, sessionId));
+	sql`${entries.sessionKey} = ${sessionKeyOf(ws, sessionId)}`;
 
 export function entryRows(
 	db: Db,
@@ -211,8 +220,7 @@ export function tipRows(db: Db, ws: string, sessionId: string): Promise<EntryRow
 						.from(child)
 						.where(
 							and(
-								eq(child.workspaceId, entries.workspaceId),
-								eq(child.sessionId, entries.sessionId),
+								eq(child.sessionKey, entries.sessionKey),
 								eq(child.parentId, entries.id),
 								sql`${child.type} <> 'leaf'`,
 							),
@@ -243,7 +251,7 @@ export async function entryDepth(
 const p = sql.placeholder;
 
 /** `${entries}` columns of one session, with the session as parameters. */
-const inSessionParams = sql`${entries.workspaceId} = ${p("ws")} and ${entries.sessionId} = ${p("sessionId")}`;
+const inSessionParams = sql`${entries.sessionKey} = ${sessionKeyOf(p("ws"), p("sessionId"))}`;
 
 const sessionById = statement<SessionRow>(
 	"session_by_id",

@@ -14,14 +14,14 @@ import { entries, sessions } from "./schema.js";
 export const isoText = (column: PgColumn | SQL) =>
 	sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** An entry row as the store reads it (every column but the workspace, which the caller knows). */
-export type EntryRow = Omit<typeof entries.$inferSelect, "workspaceId">;
+/** An entry row as the store reads it (every column but the session's key: the caller knows the session). */
+export type EntryRow = Omit<typeof entries.$inferSelect, "sessionKey">;
 
-export type SessionRow = typeof sessions.$inferSelect;
+/** A session row as the store reads it (its key is internal: statements look it up themselves). */
+export type SessionRow = Omit<typeof sessions.$inferSelect, "key">;
 
 /** The select list of an entry row; its fields are EntryRow's. */
 export const entryColumns = {
-	sessionId: entries.sessionId,
 	seq: entries.seq,
 	id: entries.id,
 	parentId: entries.parentId,
@@ -76,9 +76,9 @@ export const selectList = (fields: Record<string, PgColumn | SQL>): SQL =>
 const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
 /** A row without payload has its placement fields only; one without timestamp has "" (EntryOmissions). */
-export function toStored(row: BriefEntryRow): StoredEntry {
+export function toStored(row: BriefEntryRow, sessionId: string): StoredEntry {
 	return {
-		sessionId: row.sessionId,
+		sessionId,
 		seq: Number(row.seq),
 		depth: Number(row.depth),
 		author: row.author,
@@ -93,10 +93,10 @@ export function toStored(row: BriefEntryRow): StoredEntry {
 }
 
 /** The set labels among each target's latest label entry (a cleared label is no label). */
-export function setLabels(rows: readonly EntryRow[]): Map<string, LabelEntry> {
+export function setLabels(rows: readonly EntryRow[], sessionId: string): Map<string, LabelEntry> {
 	const labels = new Map<string, LabelEntry>();
 	for (const row of rows) {
-		const entry = toStored(row).entry as LabelEntry;
+		const entry = toStored(row, sessionId).entry as LabelEntry;
 		if (entry.label) labels.set(entry.targetId, entry);
 	}
 	return labels;
@@ -119,7 +119,7 @@ export function toRecord(row: SessionRow): SessionRecord {
 	};
 }
 
-export function sessionInsert(record: SessionRecord): typeof sessions.$inferInsert {
+export function sessionInsert(record: SessionRecord): Omit<typeof sessions.$inferInsert, "key"> {
 	return {
 		id: record.sessionId,
 		workspaceId: record.workspaceId,
@@ -136,11 +136,11 @@ export function sessionInsert(record: SessionRecord): typeof sessions.$inferInse
 	};
 }
 
-/** Entry rows to insert, as the schema types them (./queries.ts sends them as one JSON parameter). */
-export function entryInserts(ws: string, rows: readonly StoredEntry[]): Array<typeof entries.$inferInsert> {
+/** Entry rows to insert, as the schema types them, less the session's key (./inserts.ts adds it). */
+export function entryInserts(
+	rows: readonly StoredEntry[],
+): Array<Omit<typeof entries.$inferInsert, "sessionKey">> {
 	return rows.map((r) => ({
-		workspaceId: ws,
-		sessionId: r.sessionId,
 		seq: r.seq,
 		id: r.entry.id,
 		parentId: r.entry.parentId,

@@ -1,7 +1,7 @@
 /**
  * The Postgres data model (README, "Architecture notes"). Every entry key
- * starts with session_id, so the table can be partitioned or distributed by
- * session without changing the model. Entry rows are append-only (a trigger
+ * starts with the session's key, so the table can be partitioned or
+ * distributed by session without changing the model. Entry rows are append-only (a trigger
  * rejects UPDATE and DELETE; see drizzle/*_append_only.sql); the session row's
  * pointer columns are the only mutable state.
  */
@@ -24,6 +24,13 @@ export const sessions = pgTable(
 	{
 		workspaceId: text("workspace_id").notNull(),
 		id: text("id").notNull(),
+		/**
+		 * The session's compact key: entry rows and their indexes carry these 4
+		 * bytes instead of the workspace and session ids (two texts, a UUIDv7
+		 * alone is 36 bytes), which made most of a session's size beyond its
+		 * JSONL (issue 10). Never reused, never shown: the API speaks in ids.
+		 */
+		key: integer("key").generatedAlwaysAsIdentity().notNull(),
 		createdAt: timestamp("created_at", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
 		updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
 		cwd: text("cwd"),
@@ -39,6 +46,7 @@ export const sessions = pgTable(
 	},
 	(t) => [
 		primaryKey({ columns: [t.workspaceId, t.id] }),
+		unique("sessions_key").on(t.key),
 		index("sessions_by_activity").on(t.workspaceId, t.updatedAt.desc(), t.id.desc()),
 	],
 );
@@ -46,8 +54,8 @@ export const sessions = pgTable(
 export const entries = pgTable(
 	"entries",
 	{
-		workspaceId: text("workspace_id").notNull(),
-		sessionId: text("session_id").notNull(),
+		/** The session's key (sessions.key); its workspace and id are the session row's. */
+		sessionKey: integer("session_key").notNull(),
 		seq: integer("seq").notNull(),
 		id: text("id").notNull(),
 		parentId: text("parent_id"),
@@ -63,24 +71,16 @@ export const entries = pgTable(
 		payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
 	},
 	(t) => [
-		primaryKey({ columns: [t.workspaceId, t.sessionId, t.id] }),
-		unique("entries_session_seq").on(t.workspaceId, t.sessionId, t.seq),
-		foreignKey({
-			columns: [t.workspaceId, t.sessionId],
-			foreignColumns: [sessions.workspaceId, sessions.id],
-		}).onDelete("restrict"),
-		// Indexes are most of what a session costs beyond its JSONL (issue 10), and
-		// with text keys appended in the middle of the index (every session but the
-		// newest) their pages split half full. So the secondary ones stay narrow:
-		// children: no workspace column (a session id is a UUIDv7, unique in practice;
-		// the workspace is checked on the row);
-		index("entries_children").on(t.sessionId, t.parentId),
-		// by type: no seq, so that btree deduplication stores each (session, type) once
-		// with a list of rows (~15 B per entry instead of ~80). Counts scan it
-		// index-only; a type-filtered log is read in seq order from entries_session_seq.
-		index("entries_by_type").on(t.workspaceId, t.sessionId, t.type),
+		primaryKey({ columns: [t.sessionKey, t.id] }),
+		unique("entries_session_seq").on(t.sessionKey, t.seq),
+		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
+		index("entries_children").on(t.sessionKey, t.parentId),
+		// No seq, so that btree deduplication stores each (session, type) once with
+		// a list of rows. Counts scan it index-only; a type-filtered log is read in
+		// seq order from entries_session_seq.
+		index("entries_by_type").on(t.sessionKey, t.type),
 		index("entries_label_targets")
-			.on(t.workspaceId, t.sessionId, sql`(${t.payload}->>'targetId')`, t.seq)
+			.on(t.sessionKey, sql`(${t.payload}->>'targetId')`, t.seq)
 			.where(sql`${t.type} = 'label'`),
 	],
 );

@@ -177,7 +177,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const ids = [...new Set(entryIds)];
 		const rows = ids.length === 0 ? [] : await entryRows(this.db, ws, sessionId, ids);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
-		return new Map(rows.map((r) => [r.id, toStored(r)]));
+		return new Map(rows.map((r) => [r.id, toStored(r, sessionId)]));
 	}
 
 	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
@@ -190,7 +190,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const filter = { afterSeq, beforeSeq, limit, types, fromEnd };
 		const rows = await entryLogRowsPrepared(this.db, ws, sessionId, filter, omit);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
-		const entries = rows.map(toStored);
+		const entries = rows.map((r) => toStored(r, sessionId));
 		return fromEnd ? entries.reverse() : entries;
 	}
 
@@ -204,7 +204,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 		// No type at all selects nothing: the window is empty (a LIMIT 0 answers that without reading).
 		const filter = { afterSeq, beforeSeq, types, fromEnd, limit: types?.length === 0 ? 0 : limit };
 		const found = await sessionWithLogRows(this.db, ws, sessionId, filter, omit);
-		return found ? { session: toRecord(found.session), entries: found.rows.map(toStored) } : null;
+		return found
+			? { session: toRecord(found.session), entries: found.rows.map((r) => toStored(r, sessionId)) }
+			: null;
 	}
 
 	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
@@ -226,7 +228,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		if (entryIds.length === 0) return result;
 		const rows = await childRows(this.db, ws, sessionId, [...new Set(entryIds)]);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
-		for (const row of rows) result.get(row.parentId as string)?.push(toStored(row));
+		for (const row of rows) result.get(row.parentId as string)?.push(toStored(row, sessionId));
 		return result;
 	}
 
@@ -234,7 +236,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private async labelEntries(db: Db, ws: string, sessionId: string, targets: readonly string[] | null) {
 		if (targets?.length === 0) return { labels: new Map<string, LabelEntry>(), empty: true };
 		const rows = await latestLabelRows(db, ws, sessionId, targets);
-		return { labels: setLabels(rows), empty: rows.length === 0 };
+		return { labels: setLabels(rows, sessionId), empty: rows.length === 0 };
 	}
 
 	async labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>> {
@@ -249,7 +251,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.storable(sessionId);
 		const rows = await tipRows(this.db, ws, sessionId);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
-		return rows.map(toStored);
+		return rows.map((r) => toStored(r, sessionId));
 	}
 
 	/** The path from `fromId` (default: the session's leaf) to the root (./walk.ts). */
@@ -304,8 +306,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const record = importedSessionRecord(ws, file);
 		await this.db.transaction(async (tx) => {
 			await this.bulkTimeout(tx);
-			await insertSession(tx, record);
-			await insertEntryBatches(tx, ws, file.rows, (n) => options.onProgress?.(n, file.rows.length));
+			const key = await insertSession(tx, record);
+			await insertEntryBatches(tx, key, file.rows, (n) => options.onProgress?.(n, file.rows.length));
 			await this.writes.notifyIn(tx, createdNotice(record));
 		});
 		this.writes.announced(createdNotice(record));
@@ -341,8 +343,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 			);
 			const plan = planFork(newId, path, labels, systemClock, author);
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
-			await insertSession(tx, record);
-			await insertEntryBatches(tx, ws, plan.rows);
+			const key = await insertSession(tx, record);
+			await insertEntryBatches(tx, key, plan.rows);
 			await this.writes.notifyIn(tx, createdNotice(record));
 			return record;
 		});

@@ -46,13 +46,13 @@ export async function walkPath(
 	omit: EntryOmissions = {},
 ): Promise<StoredEntry[]> {
 	if (fromId === undefined || fromId === null) {
-		const path = (await walkRows(db, ws, sessionId, null, mode, omit)).map(toStored);
+		const path = (await walkRows(db, ws, sessionId, null, mode, omit)).map((r) => toStored(r, sessionId));
 		if (path.length === 0) await requireSession();
 		return path;
 	}
 	// Postgres cannot compare with an id it cannot hold: no entry has it.
 	const path = isStorableText(fromId)
-		? (await walkRows(db, ws, sessionId, fromId, mode, omit)).map(toStored)
+		? (await walkRows(db, ws, sessionId, fromId, mode, omit)).map((r) => toStored(r, sessionId))
 		: [];
 	const start = path[path.length - 1];
 	const found = start?.entry.id === fromId ? start : null;
@@ -92,7 +92,6 @@ const p = sql.placeholder;
  */
 const walkStatement = statementFamily((shape: string) => {
 	const [mode, brief, untimed] = shape.split(":") as [WalkMode, string, string];
-	const inSession = sql`${entries.workspaceId} = ${p("ws")} and ${entries.sessionId} = ${p("sessionId")}`;
 	const payload =
 		mode === "context"
 			? sql`case when not walk.beyond or walk.type in ${SETTINGS_TYPES} then walk.payload
@@ -101,7 +100,6 @@ const walkStatement = statementFamily((shape: string) => {
 				end`
 			: sql`walk.payload`;
 	const fromWalk = {
-		sessionId: sql`${p("sessionId")}::text`,
 		seq: sql`walk.seq`,
 		id: sql`walk.id`,
 		parentId: sql`walk.parent_id`,
@@ -123,7 +121,7 @@ const walkStatement = statementFamily((shape: string) => {
 	return statement<BriefEntryRow>(
 		`walk_${mode}`,
 		sql`with recursive start as (
-			select coalesce(${p("start")}::text, ${sessions.leafId}) as id from ${sessions}
+			select coalesce(${p("start")}::text, ${sessions.leafId}) as id, ${sessions.key} as key from ${sessions}
 			where ${sessions.id} = ${p("sessionId")} and ${sessions.workspaceId} = ${p("ws")}
 		), walk as (
 			select ${entries.id} as id, ${entries.parentId} as parent_id, ${entries.type} as type, ${entries.seq} as seq,
@@ -132,7 +130,7 @@ const walkStatement = statementFamily((shape: string) => {
 				${keptFrom} as kept_from,
 				false as beyond
 				${carried}
-			from ${entries} join start on ${inSession} and ${entries.id} = start.id
+			from ${entries} join start on ${entries.sessionKey} = start.key and ${entries.id} = start.id
 			union all
 			select ${entries.id}, ${entries.parentId}, ${entries.type}, ${entries.seq},
 				case when ${entries.type} = 'compaction' then ${entries.payload}->>'firstKeptEntryId' else walk.stop_at end,
@@ -140,7 +138,7 @@ const walkStatement = statementFamily((shape: string) => {
 				coalesce(walk.kept_from, ${keptFrom}),
 				walk.beyond or (walk.kept_from is not null and walk.id = walk.kept_from)
 				${carried}
-			from walk join ${entries} on ${inSession} and ${entries.id} = walk.parent_id
+			from walk join ${entries} on ${entries.sessionKey} = (select key from start) and ${entries.id} = walk.parent_id
 			${mode === "bounded" ? sql`where not walk.done` : sql``}
 		)
 		${select}`,

@@ -83,8 +83,7 @@ export class PgWrites {
 			.leftJoin(
 				entries,
 				and(
-					eq(entries.workspaceId, sessions.workspaceId),
-					eq(entries.sessionId, sessions.id),
+					eq(entries.sessionKey, sessions.key),
 					sql`${entries.id} in (select jsonb_array_elements_text(${placeholder("ids")}::jsonb))`,
 				),
 			)
@@ -192,7 +191,7 @@ export class PgWrites {
 		const [first] = rows;
 		if (!first) return null;
 		const found = new Map<string, StoredEntry>();
-		for (const { entry } of rows) if (entry?.id) found.set(entry.id, toStored(entry));
+		for (const { entry } of rows) if (entry?.id) found.set(entry.id, toStored(entry, sessionId));
 		return { session: toRecord(first.session), found };
 	}
 
@@ -241,7 +240,7 @@ export class PgWrites {
 					findEntries: async (ids) => {
 						if (ids.length === 0) return new Map<string, StoredEntry>();
 						const rows = await entryRows(tx, ws, sessionId, ids);
-						return new Map(rows.map((r) => [r.id, toStored(r)]));
+						return new Map(rows.map((r) => [r.id, toStored(r, sessionId)]));
 					},
 					commit: async (rows, next) => {
 						await tx.execute(appendStatement(ws, sessionId, rows, next));

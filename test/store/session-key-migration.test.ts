@@ -1,0 +1,110 @@
+/**
+ * Upgrading a database written before entries carried their session's key
+ * (drizzle/0004_session_key.sql): every entry keeps its session, and the
+ * store reads and writes them as before. The database is first migrated to
+ * the version before (0003) and filled in that version's shape, on Postgres
+ * and on PGlite, then the store opens it and applies the rest.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import type { SessionStore } from "../../src/store/store.js";
+import { createTestDatabase } from "../support/databases.js";
+
+const BEFORE = "0003_narrow_secondary_indexes";
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+	for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** The migrations folder as it was up to `last` (a copy, its journal cut there). */
+function migrationsUpTo(last: string): string {
+	const dir = mkdtempSync(join(tmpdir(), "session-tree-migrations-"));
+	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+	cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+	const journalPath = join(dir, "meta", "_journal.json");
+	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
+	const end = journal.entries.findIndex((e) => e.tag === last);
+	expect(end).toBeGreaterThanOrEqual(0);
+	journal.entries = journal.entries.slice(0, end + 1);
+	writeFileSync(journalPath, JSON.stringify(journal));
+	return dir;
+}
+
+/** Two workspaces, each with a session "s" of a three-entry chain plus a label, in the old shape. */
+const OLD_ROWS = ["ws-a", "ws-b"].flatMap((ws) => [
+	`insert into sessions (workspace_id, id, created_at, updated_at, leaf_id, leaf_depth, last_seq, entry_count)
+		values ('${ws}', 's', '2026-01-01T00:00:00Z', '2026-01-01T00:00:04Z', '${ws}-3', 2, 4, 4)`,
+	...[1, 2, 3].map(
+		(
+			n,
+		) => `insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, payload)
+			values ('${ws}', 's', ${n}, '${ws}-${n}', ${n === 1 ? "null" : `'${ws}-${n - 1}'`}, 'message',
+				'2026-01-01T00:00:0${n}Z', ${n - 1}, '{"message":{"role":"user","content":"${ws} ${n}","timestamp":1}}')`,
+	),
+	`insert into entries (workspace_id, session_id, seq, id, parent_id, type, timestamp, depth, payload)
+		values ('${ws}', 's', 4, '${ws}-label', '${ws}-3', 'label', '2026-01-01T00:00:04Z', 3,
+			'{"targetId":"${ws}-2","label":"kept"}')`,
+]);
+
+async function expectUpgraded(store: SessionStore) {
+	for (const ws of ["ws-a", "ws-b"]) {
+		const log = await store.listEntries(ws, "s");
+		expect(log.map((e) => [e.seq, e.entry.id, e.sessionId])).toEqual([
+			[1, `${ws}-1`, "s"],
+			[2, `${ws}-2`, "s"],
+			[3, `${ws}-3`, "s"],
+			[4, `${ws}-label`, "s"],
+		]);
+		expect((await store.activePath(ws, "s")).map((e) => e.entry.id)).toEqual([
+			`${ws}-1`,
+			`${ws}-2`,
+			`${ws}-3`,
+		]);
+		expect(await store.labels(ws, "s", [`${ws}-2`])).toEqual(new Map([[`${ws}-2`, "kept"]]));
+		const appended = await store.appendEntry(ws, "s", {
+			type: "message",
+			message: { role: "user", content: "after the upgrade" },
+		} as never);
+		expect(appended.entry).toMatchObject({ seq: 5, depth: 3, entry: { parentId: `${ws}-3` } });
+	}
+	// The workspaces' sessions of the same id stay apart.
+	expect((await store.listEntries("ws-a", "s")).some((e) => e.entry.id.startsWith("ws-b"))).toBe(false);
+}
+
+describe("the session-key migration keeps every entry with its session", () => {
+	it("on Postgres", async () => {
+		const database = await createTestDatabase();
+		cleanups.push(() => database.drop());
+		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+		try {
+			await migratePostgres(drizzlePostgres(sql), { migrationsFolder: migrationsUpTo(BEFORE) });
+			for (const statement of OLD_ROWS) await sql.unsafe(statement);
+		} finally {
+			await sql.end({ timeout: 5 });
+		}
+		const store = await openPostgres(database.url);
+		cleanups.push(() => store.close());
+		await expectUpgraded(store);
+	});
+
+	it("on PGlite", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-upgrade-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const client = new PGlite(dir);
+		await migratePglite(drizzlePglite(client), { migrationsFolder: migrationsUpTo(BEFORE) });
+		for (const statement of OLD_ROWS) await client.exec(statement);
+		await client.close();
+		const store = await openPglite(dir);
+		cleanups.push(() => store.close());
+		await expectUpgraded(store);
+	});
+});
