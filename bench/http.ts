@@ -2,8 +2,8 @@
  * The HTTP section of `npm run bench` (issue 10): the real server in a child
  * process (bench/http-server.ts) against raw postgres.js on the same
  * database, in the same run, in alternating rounds; then the storage ratio.
- * Each ratio is printed next to the issue's target. Not measured here: the
- * fan-out case (1,000 SSE subscribers against a bare Yoga + createPubSub).
+ * Each ratio is printed next to the issue's target. The fan-out case (1,000
+ * SSE subscribers against a bare Yoga + createPubSub) is bench/fanout.ts.
  */
 import { loadavg } from "node:os";
 import { openPostgres } from "../src/store/postgres/open.js";
@@ -182,7 +182,7 @@ function formatHttpLegend(results: readonly HttpResult[]): string {
 		"                    from this process; baseline: raw postgres.js (prepared) in this process, same database",
 		"  ratio             throughput: median ops/s over rounds, ours ÷ baseline (higher is better);",
 		"                    latency: median ms, ours ÷ baseline, and bytes ÷ JSONL bytes (lower is better)",
-		"  not measured here: 1,000 SSE subscribers vs bare graphql-yoga + createPubSub (npm run bench:live)",
+		"  fan-out (1,000 SSE subscribers vs bare graphql-yoga + createPubSub): the next section",
 	].join("\n");
 }
 

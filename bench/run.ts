@@ -9,9 +9,13 @@
  * the others scale from it (cases.ts).
  *
  * Then the HTTP section (bench/http.ts): the real server against raw
- * postgres.js, each ratio beside issue 10's target, and the storage ratio.
+ * postgres.js, each ratio beside issue 10's target, and the storage ratio;
+ * then the fan-out section (bench/fanout.ts): 1,000 SSE subscribers on our
+ * server against a bare graphql-yoga + createPubSub server, and each one's
+ * RSS with 1,000 and 10,000 subscribers.
  * `--quick` (npm run bench -- --quick) runs fewer store iterations (50 unless
- * BENCH_ITERATIONS is set), shorter HTTP rounds and a shorter chain.
+ * BENCH_ITERATIONS is set), shorter HTTP rounds, a shorter chain, fewer
+ * fan-out appends and no 10,000-subscriber RSS.
  */
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -20,6 +24,7 @@ import { openPglite, openPostgres } from "../src/store/postgres/open.js";
 import type { PgStore } from "../src/store/postgres/store.js";
 import { RawBaseline } from "./baseline.js";
 import { type BaselineSide, CASES, type ReadSession } from "./cases.js";
+import { FANOUT_FULL_PLAN, FANOUT_QUICK_PLAN, runFanoutSection } from "./fanout.js";
 import { FULL_PLAN, QUICK_PLAN, runHttpSection } from "./http.js";
 import { measure, type Stats } from "./measure.js";
 import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
@@ -181,6 +186,9 @@ async function main(): Promise<void> {
 		}
 		const label = `PostgreSQL ${info.server.version} (${info.server.origin}), ${info.machine.cpus} CPUs${quick ? ", --quick" : ""}`;
 		process.stdout.write(`\n${await runHttpSection(server, quick ? QUICK_PLAN : FULL_PLAN, label)}`);
+		process.stdout.write(
+			`\n${await runFanoutSection(server, quick ? FANOUT_QUICK_PLAN : FANOUT_FULL_PLAN, label)}`,
+		);
 	} finally {
 		await server.stop();
 	}
