@@ -40,6 +40,8 @@ export interface OpenOptions {
 	announce?: CommitAnnouncer;
 	/** Postgres only: a runaway statement is cancelled (LIMIT_EXCEEDED) instead of holding a connection. */
 	statementTimeouts?: StatementTimeouts;
+	/** Conditional commits a tree write may lose before it takes the row lock (see writes.ts); tests set 0. */
+	optimisticAttempts?: number;
 }
 
 function logger(options: OpenOptions): Logger | false {
@@ -138,6 +140,7 @@ export async function openPostgres(
 		},
 		close: () => client.end({ timeout: 5 }),
 		...(options.announce ? { announce: options.announce } : {}),
+		...(options.optimisticAttempts === undefined ? {} : { optimisticAttempts: options.optimisticAttempts }),
 	});
 	return codingDatabaseErrors(store);
 }

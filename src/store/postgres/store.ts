@@ -64,6 +64,8 @@ export interface PgStoreOptions {
 	announce?: CommitAnnouncer;
 	/** Closes the underlying client. */
 	close: () => Promise<void>;
+	/** Conditional commits a tree write may lose before it takes the row lock (./writes.ts; default 3). */
+	optimisticAttempts?: number;
 }
 
 export class PgStore extends TreeWrites implements SessionStore {
@@ -87,6 +89,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.writes = new PgWrites(db, {
 			announce: options.announce,
 			onWritten: (n) => this.statistics.countWrites(n),
+			...(options.optimisticAttempts === undefined ? {} : { optimisticAttempts: options.optimisticAttempts }),
 		});
 	}
 

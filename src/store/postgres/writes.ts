@@ -49,6 +49,8 @@ export interface PgWritesOptions {
 	announce: CommitAnnouncer | undefined;
 	/** Hears how many entries each commit wrote (planner statistics, ./upkeep.ts). */
 	onWritten: (entries: number) => void;
+	/** Conditional commits a write may lose before it takes the row lock (0: always the lock). */
+	optimisticAttempts?: number;
 }
 
 /** Conditional commits that may lose a race before a write falls back to the row lock. */
@@ -150,7 +152,8 @@ export class PgWrites {
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
 		const references = referencedIds(drafts);
-		for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+		const attempts = this.options.optimisticAttempts ?? OPTIMISTIC_ATTEMPTS;
+		for (let attempt = 0; attempt < attempts; attempt++) {
 			const known = attempt === 0 && references.length === 0 ? this.remembered.get(key) : undefined;
 			try {
 				const snapshot = known
