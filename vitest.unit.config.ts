@@ -16,6 +16,8 @@ export default defineConfig({
 			"test/auth/**/*.test.ts",
 			"test/app/logger.test.ts",
 			"test/events/live.test.ts",
+			"test/events/safety-read.test.ts",
+			"test/app/shared-results.test.ts",
 			"test/store/memory.test.ts",
 			"test/store/paging.test.ts",
 			"test/pi-fixtures.test.ts",
