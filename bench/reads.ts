@@ -1,13 +1,16 @@
 /**
  * The read cases of the HTTP section alone (page, context, branch): the same
  * seeding, server and measuring as `npm run bench` (bench/http.ts), in a
- * fraction of its time, for working on the read path.
+ * fraction of its time, for working on the read path. `--only PREFIX` picks
+ * any case of bench/http-cases.ts whose key starts with PREFIX instead
+ * (`--only append` runs the append cases).
  *
- *   npx tsx bench/reads.ts [--quick] [--only page|context|branch] [--cpu-prof DIR]
+ *   npx tsx bench/reads.ts [--quick] [--only page|context|branch|append] [--cpu-prof DIR]
  *
  * `--cpu-prof DIR` starts the server with `node --cpu-prof` (the profile is
  * written to DIR when it exits) and runs only the chosen cases' server side,
- * without baselines, so the profile holds the server's work under that load.
+ * without baselines, so the profile holds the server's work under that load
+ * (for `--profile-seconds S` per case; default the case's measuring time).
  */
 import { loadavg } from "node:os";
 import { openPostgres } from "../src/store/postgres/open.js";
@@ -29,6 +32,7 @@ const option = (name: string) => {
 const quick = argv.includes("--quick");
 const only = option("--only");
 const profileDir = option("--cpu-prof");
+const profileSeconds = option("--profile-seconds");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
 const load = () =>
 	loadavg()
@@ -59,15 +63,19 @@ async function main() {
 					nodeArgs: profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
 				});
 				try {
-					const cases = (await httpCases(http.url, raw, reads, plan.chainLength)).filter(
-						(c) => READ_CASES.includes(c.key) && (only === undefined || c.key.startsWith(only)),
+					const cases = (await httpCases(http.url, raw, reads, plan.chainLength)).filter((c) =>
+						only === undefined ? READ_CASES.includes(c.key) : c.key.startsWith(only),
 					);
 					for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
 					if (profileDir) {
 						for (const c of cases) {
 							await c.check?.();
 							progress(`profiling ${c.key}`);
-							await warmUp(c.workers, plan.phaseMs * plan.rounds, c.ours);
+							await warmUp(
+								c.workers,
+								profileSeconds ? Number(profileSeconds) * 1000 : plan.phaseMs * plan.rounds,
+								c.ours,
+							);
 						}
 						return;
 					}

@@ -4,10 +4,11 @@
  */
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { type GraphQLError, getOperationAST } from "graphql";
+import { type GraphQLError, getOperationAST, type Source } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Authenticate, requestIdentity, useTokenExpiry } from "./app/authentication.js";
 import { useSubscriptionsPerClient } from "./app/client-limits.js";
+import { type CompileOptions, useCompiledExecution } from "./app/jit.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { useRequestBody } from "./app/request-body.js";
@@ -21,6 +22,7 @@ import {
 	isGraphQLError,
 	toGraphQLError,
 	withRequestErrorCode,
+	withSourcePositions,
 	withStoreErrorCode,
 } from "./graphql/errors.js";
 import { GRAPHIQL_EXAMPLE } from "./graphql/examples.js";
@@ -45,6 +47,8 @@ export interface AppOptions {
 	introspection?: boolean;
 	/** Who is calling (default: everyone is anonymous in the default workspace, with every scope). */
 	authenticate?: Authenticate;
+	/** When operations run compiled (default DEFAULT_COMPILE: app/jit.ts); false: always on graphql-js. */
+	compile?: CompileOptions | false;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
@@ -66,18 +70,22 @@ const useErrorCodes: Plugin = {
 		({ result, setResult }) => {
 			if (result.length > 0) setResult(result.map((e) => (isGraphQLError(e) ? withRequestErrorCode(e) : e)));
 		},
-	onExecute: () => ({ onExecuteDone: ({ result, setResult }) => setResult(coded(result)) }),
-	onSubscribe: () => ({ onSubscribeResult: ({ result, setResult }) => setResult(coded(result)) }),
+	onExecute: ({ args }) => ({
+		onExecuteDone: ({ result, setResult }) => setResult(coded(result, args.document.loc?.source)),
+	}),
+	onSubscribe: ({ args }) => ({
+		onSubscribeResult: ({ result, setResult }) => setResult(coded(result, args.document.loc?.source)),
+	}),
 };
 
-function coded<T>(result: T): T {
+function coded<T>(result: T, source: Source | undefined): T {
 	if (isAsyncIterable(result)) return result;
 	const r = result as { data?: unknown; errors?: readonly GraphQLError[] };
 	if (!r.errors) return result;
 	// Without data the request never ran (variables did not coerce) or a subscription failed to start.
 	const code = (e: GraphQLError) =>
 		r.data === undefined ? withRequestErrorCode(withStoreErrorCode(e)) : withStoreErrorCode(e);
-	return { ...r, errors: r.errors.map(code) } as T;
+	return { ...r, errors: r.errors.map((e) => code(withSourcePositions(e, source))) } as T;
 }
 
 /** One log line per operation: mutations at info, reads at debug. */
@@ -124,6 +132,9 @@ export function createApp(options: AppOptions): App {
 		cors: corsOptions(policy),
 		// Uploads are not part of this API; a multipart POST is refused like a form.
 		multipart: false,
+		// useRequestBody counts every POST body against limits.bodyBytes as it streams in; Yoga's own
+		// limit would pipe each body through a second stream (and a second Request) to count it again.
+		maxRequestBodySize: false,
 		maskedErrors: { maskError: createMaskError(logger) },
 		logging: {
 			debug: (...args) => logger.debug(args.map(String).join(" ")),
@@ -159,6 +170,7 @@ export function createApp(options: AppOptions): App {
 			useSubscriptionsPerClient(limits.subscriptionsPerClient),
 			useTokenExpiry(),
 			useOperationLog(logger),
+			...(options.compile === false ? [] : [useCompiledExecution(logger, options.compile)]),
 		],
 	});
 	return Object.assign(yoga, { originPolicy: policy, authenticate });

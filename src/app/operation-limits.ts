@@ -9,7 +9,16 @@
  */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createComplexityRule } from "@pothos/plugin-complexity";
-import { type DocumentNode, GraphQLError, type ValidationContext, validate } from "graphql";
+import {
+	type DocumentNode,
+	GraphQLError,
+	type GraphQLSchema,
+	TypeInfo,
+	type ValidationContext,
+	validate,
+	visit,
+	visitWithTypeInfo,
+} from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { ServerLimits } from "../config.js";
 
@@ -35,32 +44,70 @@ interface RequestParams {
 	params?: { variables?: Record<string, unknown>; operationName?: string };
 }
 
-/** Variables longer than this as JSON are not worth a cache entry (an append's message): checked each time. */
+/** Variables longer than this as JSON are not worth a cache entry: checked each time. */
 const MAX_CACHED_VARIABLES = 1024;
 /** Distinct variable sets remembered per document; past this the document's entries start over. */
 const MAX_CACHED_PER_DOCUMENT = 64;
 
 /**
+ * The variables a document's cost can depend on: those in the arguments of
+ * fields whose complexity is a function of their arguments (page sizes);
+ * every other field costs a constant (Pothos' rule reads nothing else).
+ * An append's message, a `jsonl` to import, are none of them.
+ */
+function costVariables(schema: GraphQLSchema, document: DocumentNode): ReadonlySet<string> {
+	const names = new Set<string>();
+	const typeInfo = new TypeInfo(schema);
+	visit(
+		document,
+		visitWithTypeInfo(typeInfo, {
+			Field(node) {
+				if (typeof typeInfo.getFieldDef()?.extensions?.complexity !== "function") return;
+				for (const argument of node.arguments ?? [])
+					visit(argument, { Variable: (variable) => void names.add(variable.name.value) });
+			},
+		}),
+	);
+	return names;
+}
+
+/**
  * The cost check's verdicts per document (Yoga parses each distinct query
- * text once and hands out the same DocumentNode after) and per variables: a
- * cost depends on nothing else (page sizes come from arguments, literal or
- * variable). A document that is no longer cached is forgotten with it.
+ * text once and hands out the same DocumentNode after) and per values of the
+ * variables it depends on (`costVariables`): a cost depends on nothing else.
+ * A document that is no longer cached is forgotten with it.
  */
 function costCache() {
-	const verdicts = new WeakMap<DocumentNode, Map<string, readonly GraphQLError[]>>();
+	const documents = new WeakMap<
+		DocumentNode,
+		{ variables: ReadonlySet<string>; verdicts: Map<string, readonly GraphQLError[]> }
+	>();
+	const known = (schema: GraphQLSchema, document: DocumentNode) => {
+		let entry = documents.get(document);
+		if (!entry) {
+			entry = { variables: costVariables(schema, document), verdicts: new Map() };
+			documents.set(document, entry);
+		}
+		return entry;
+	};
 	return {
-		key(operationName: string | undefined, variables: Record<string, unknown>): string | undefined {
-			const key = `${operationName ?? ""}\n${JSON.stringify(variables)}`;
+		key(
+			schema: GraphQLSchema,
+			document: DocumentNode,
+			operationName: string | undefined,
+			variables: Record<string, unknown>,
+		): string | undefined {
+			const values: unknown[] = [];
+			for (const name of known(schema, document).variables) values.push(variables[name]);
+			const key = `${operationName ?? ""}\n${JSON.stringify(values)}`;
 			return key.length <= MAX_CACHED_VARIABLES ? key : undefined;
 		},
-		get: (document: DocumentNode, key: string) => verdicts.get(document)?.get(key),
-		set(document: DocumentNode, key: string, errors: readonly GraphQLError[]) {
-			let known = verdicts.get(document);
-			if (!known || known.size >= MAX_CACHED_PER_DOCUMENT) {
-				known = new Map();
-				verdicts.set(document, known);
-			}
-			known.set(key, errors);
+		get: (schema: GraphQLSchema, document: DocumentNode, key: string) =>
+			known(schema, document).verdicts.get(key),
+		set(schema: GraphQLSchema, document: DocumentNode, key: string, errors: readonly GraphQLError[]) {
+			const entry = known(schema, document);
+			if (entry.verdicts.size >= MAX_CACHED_PER_DOCUMENT) entry.verdicts.clear();
+			entry.verdicts.set(key, errors);
 		},
 	};
 }
@@ -96,8 +143,8 @@ export function useOperationLimits(limits: ServerLimits, options: { suggestions:
 					if (!valid) return;
 					const { params: request } = context as RequestParams;
 					const variables = request?.variables ?? {};
-					const key = costs.key(request?.operationName, variables);
-					const known = key === undefined ? undefined : costs.get(params.documentAST, key);
+					const key = costs.key(params.schema, params.documentAST, request?.operationName, variables);
+					const known = key === undefined ? undefined : costs.get(params.schema, params.documentAST, key);
 					if (known) {
 						if (known.length > 0) setResult([...known]);
 						return;
@@ -118,7 +165,7 @@ export function useOperationLimits(limits: ServerLimits, options: { suggestions:
 						},
 					});
 					const errors = validate(params.schema, params.documentAST, [rule]);
-					if (key !== undefined) costs.set(params.documentAST, key, errors);
+					if (key !== undefined) costs.set(params.schema, params.documentAST, key, errors);
 					if (errors.length > 0) setResult([...errors]);
 				},
 		},

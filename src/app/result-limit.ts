@@ -7,6 +7,13 @@
  * process down. A subscription whose event fails ends after that error: its
  * next events would not be the ones the client is counting on. The same
  * goes for a failure the execution reports for the whole result (`failure`).
+ *
+ * An operation's data is measured by encoding it: the text is what the
+ * response sends (Yoga encodes a result with its `stringify`, which splices
+ * the text in), so the data is walked once, not once to measure and once to
+ * encode. A transport that encodes on its own (graphql-ws) encodes it again;
+ * the verdict holds either way, since it was taken on the real encoding.
+ * Subscription events are walked (`measureJson`) before they are encoded.
  */
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
@@ -67,6 +74,67 @@ interface Check {
 	context: unknown;
 }
 
+/** A result whose `stringify` (Yoga's hook for encoding it) reuses the text of its data. */
+type Encodable = ExecutionResult & { stringify?: (result: ExecutionResult) => string };
+
+/**
+ * `result` as JSON, with `data` given as its text (`dataText`), keys in the
+ * result's own order, as JSON.stringify would write them: only the
+ * members around the data (errors, extensions: small) are encoded here.
+ */
+export function encodeWithData(result: ExecutionResult, dataText: string): string {
+	const members: string[] = [];
+	for (const [key, value] of Object.entries(result)) {
+		const text = key === "data" ? dataText : JSON.stringify(value);
+		// JSON.stringify leaves out undefined and functions (a `stringify` member) the same way.
+		if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+	}
+	return `{${members.join(",")}}`;
+}
+
+/** Nothing but `data` would be encoded (functions and undefined members are left out). */
+function onlyData(result: ExecutionResult): boolean {
+	for (const [key, value] of Object.entries(result))
+		if (key !== "data" && value !== undefined && typeof value !== "function") return false;
+	return true;
+}
+
+/** How `{ data }` encodes around the data's own text. */
+const DATA_OPEN = '{"data":';
+const DATA_CLOSE = "}";
+
+/**
+ * The operation's result, its data encoded once and measured on that text;
+ * or the LIMIT_EXCEEDED result that replaces it. The text is used for the
+ * response only while the result still holds the very data it encodes (a
+ * plugin that replaced the data after this check gets a full encoding).
+ * Encoded as `{"data":…}`, the common response (data, no errors or
+ * extensions) is that text as it stands: one flat string, never copied.
+ */
+function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Check): ExecutionResult {
+	const failed = failure(context);
+	if (failed) return { errors: [failed] };
+	if (result.data === undefined || result.data === null) return result;
+	const { data } = result;
+	let text: string;
+	try {
+		text = JSON.stringify({ data });
+	} catch (error) {
+		// A string past V8's limit ("Invalid string length") or a stack overflow: nothing partial is sent.
+		return tooLarge(`cannot be encoded (${(error as Error).message})`, "response");
+	}
+	if (text.length - DATA_OPEN.length - DATA_CLOSE.length > maxBytes)
+		return tooLarge(`is larger than ${maxBytes} bytes`, "response");
+	const encodable = result as Encodable;
+	const encode = encodable.stringify ?? JSON.stringify;
+	encodable.stringify = (r) => {
+		if (r.data !== data) return encode(r);
+		if (onlyData(r)) return text;
+		return encodeWithData(r, text.slice(DATA_OPEN.length, text.length - DATA_CLOSE.length));
+	};
+	return encodable;
+}
+
 function checked(
 	result: ExecutionResult,
 	{ maxBytes, failure, context }: Check,
@@ -120,7 +188,7 @@ export function useResultLimit(maxBytes: number, failure: ResultFailure = () => 
 		if (isAsyncIterable(result)) {
 			setResult(checkedStream(result as AsyncIterableIterator<ExecutionResult>, check) as never);
 		} else {
-			const value = checked(result as ExecutionResult, check, "response");
+			const value = encodedOnce(result as ExecutionResult, check);
 			if (value !== result) setResult(value as never);
 		}
 	};

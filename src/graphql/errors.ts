@@ -4,7 +4,7 @@
  * argument, a @oneOf input with two kinds) are INVALID_INPUT; anything else is
  * an internal error, masked and logged.
  */
-import { GraphQLError } from "graphql";
+import { GraphQLError, type Source } from "graphql";
 import { createGraphQLError, maskError as yogaMaskError } from "graphql-yoga";
 import type { Logger } from "../logger.js";
 import { SessionError } from "../session/errors.js";
@@ -61,5 +61,31 @@ export function withRequestErrorCode(error: GraphQLError): GraphQLError {
 		path: error.path,
 		originalError: error.originalError,
 		extensions: { ...error.extensions, code: "INVALID_INPUT" },
+	});
+}
+
+/** Offsets in `body` of each line's first character (graphql-js counts \r\n, \n and \r as line ends). */
+function lineStarts(body: string): number[] {
+	const starts = [0];
+	for (const match of body.matchAll(/\r\n|[\n\r]/g)) starts.push(match.index + match[0].length);
+	return starts;
+}
+
+/**
+ * An error with `locations` but neither nodes nor positions (graphql-jit's,
+ * see app/jit.ts) loses them wherever it is re-created (our error codes,
+ * Yoga's encoding), which keep nodes and positions only: given positions in
+ * the operation's source here, it keeps its locations as graphql-js reports them.
+ */
+export function withSourcePositions(error: GraphQLError, source: Source | undefined): GraphQLError {
+	const { locations } = error;
+	if (!source || error.nodes || error.positions || !locations?.length) return error;
+	const starts = lineStarts(source.body);
+	return new GraphQLError(error.message, {
+		source,
+		positions: locations.map(({ line, column }) => (starts[line - 1] ?? 0) + column - 1),
+		path: error.path ?? null,
+		originalError: error.originalError,
+		...(error.extensions ? { extensions: error.extensions } : {}),
 	});
 }
