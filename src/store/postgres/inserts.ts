@@ -156,8 +156,6 @@ export const notifyEach = (channel: string) =>
 		from jsonb_array_elements_text(${sql.placeholder("payloads")}::jsonb) with ordinality as n(payload, i)
 		order by i`;
 
-export const notifyCall = (channel: string, payload: string) => sql`pg_notify(${channel}, ${payload})`;
-
 /** Bulk work (import, fork) may run longer than a request's statement: for this transaction only. */
 export const statementTimeout = (ms: number) =>
 	sql`select set_config('statement_timeout', ${String(ms)}, true)`;

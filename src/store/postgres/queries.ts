@@ -36,16 +36,6 @@ export const list = (values: readonly string[]) =>
 	sql`(select jsonb_array_elements_text(${JSON.stringify(values.filter(isStorableText))}::jsonb))`;
 
 /**
- * The rows of a raw statement (one the query builder cannot express, such as
- * a recursive CTE). `db.execute` returns each driver's own result: an array
- * on postgres.js, `{ rows }` on PGlite.
- */
-export async function rawRows<T>(db: Db, query: SQL): Promise<T[]> {
-	const result = (await db.execute(query)) as unknown;
-	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
-
-/**
  * A LIMIT that is always sent: `.limit(n)` drops a negative n, which Postgres
  * refuses (a caller's error that must surface, not turn into no limit).
  */
@@ -312,8 +302,8 @@ const logValues = (ws: string, sessionId: string, filter: EntryLogFilter) => ({
 	limit: filter.limit,
 });
 
-/** `entryLogRows` as a prepared statement, less what `omit` leaves out. */
-export function entryLogRowsPrepared(
+/** The log in seq order (from the end: descending), less what `omit` leaves out. */
+export function entryLogRows(
 	db: Db,
 	ws: string,
 	sessionId: string,

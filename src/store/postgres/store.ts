@@ -36,7 +36,7 @@ import {
 	countSessions,
 	type Db,
 	entryDepth,
-	entryLogRowsPrepared,
+	entryLogRows,
 	entryRows,
 	insertSession,
 	latestLabelRows,
@@ -191,7 +191,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			return [];
 		}
 		const filter = { afterSeq, beforeSeq, limit, types, fromEnd };
-		const rows = await entryLogRowsPrepared(this.db, ws, sessionId, filter, omit);
+		const rows = await entryLogRows(this.db, ws, sessionId, filter, omit);
 		if (rows.length === 0) await this.requireSession(ws, sessionId);
 		const entries = rows.map((r) => toStored(r, sessionId));
 		return fromEnd ? entries.reverse() : entries;

@@ -31,13 +31,7 @@ import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commit
 import { KeyedMutex } from "../mutex.js";
 import type { AppendOptions, SessionRecord } from "../store.js";
 import { notFoundSession, type WriteOutcome, writeDrafts, writeNotice } from "../write.js";
-import {
-	appendStatement,
-	conditionalAppend,
-	conditionalAppendValues,
-	notifyCall,
-	notifyEach,
-} from "./inserts.js";
+import { appendStatement, conditionalAppend, conditionalAppendValues, notifyEach } from "./inserts.js";
 import { CommitNotifier } from "./notifier.js";
 import { type Db, entryRows, sessionRow } from "./queries.js";
 import { type EntryRow, entryColumns, type SessionRow, sessionColumns, toRecord, toStored } from "./rows.js";
@@ -70,6 +64,8 @@ export class PgWrites {
 	private readonly remembered = new Map<string, SessionRecord>();
 	private readonly readSnapshot;
 	private readonly commitPlan: Statement<{ applied: number }>;
+	/** NOTIFY of a list of notices, when commits are announced that way. */
+	private readonly notify: Statement<unknown> | undefined;
 	/** Sends the notices of tree writes after their commits, when commits are announced by NOTIFY. */
 	private readonly notifier: CommitNotifier | undefined;
 
@@ -94,25 +90,17 @@ export class PgWrites {
 		this.commitPlan = statement<{ applied: number }>("tree_write_commit", conditionalAppend());
 		const { announce } = options;
 		if (announce?.kind === "notify") {
-			const notify = statement("tree_write_notify", notifyEach(announce.channel));
+			const notify = statement("commit_notify", notifyEach(announce.channel));
+			this.notify = notify;
 			this.notifier = new CommitNotifier(async (payloads) => {
 				await notify.run(db, { payloads: JSON.stringify(payloads) });
 			});
 		}
 	}
 
-	/** The NOTIFY of a notice, when commits are announced that way; undefined otherwise. */
-	private notifyOf(notice: CommitNotice | null) {
-		const { announce } = this.options;
-		return notice && announce?.kind === "notify"
-			? notifyCall(announce.channel, encodeNotice(notice))
-			: undefined;
-	}
-
-	/** NOTIFY inside the transaction: delivered only if it commits, and only then. */
+	/** NOTIFY inside the transaction (creations, imports, forks): delivered only if it commits, and only then. */
 	async notifyIn(tx: Db, notice: CommitNotice | null): Promise<void> {
-		const notify = this.notifyOf(notice);
-		if (notify) await tx.execute(sql`select ${notify}`);
+		if (notice) await this.notify?.run(tx, { payloads: JSON.stringify([encodeNotice(notice)]) });
 	}
 
 	/** The in-process announcement, after the commit. */
@@ -190,7 +178,7 @@ export class PgWrites {
 			ws,
 			sessionId,
 			ids: JSON.stringify(ids.filter(isStorableText)),
-		})) as Array<{ session: SessionRow; entry: Omit<EntryRow, never> | null }>;
+		})) as Array<{ session: SessionRow; entry: EntryRow | null }>;
 		const [first] = rows;
 		if (!first) return null;
 		const found = new Map<string, StoredEntry>();
