@@ -107,8 +107,18 @@ async function measureStorage(serverUrl: string, source: StorageSource): Promise
 	};
 }
 
-/** Seeds the chain through the store (outside timing), then serves that database. */
-async function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpResult[]> {
+/**
+ * A database of its own with the chain seeded through the store (outside
+ * timing), the real server on it (`nodeArgs` for node, e.g. --cpu-prof), the
+ * raw baselines beside it, and every case built: `use` runs them; all of it
+ * is torn down after.
+ */
+export async function withHttpCases<T>(
+	serverUrl: string,
+	plan: HttpPlan,
+	use: (cases: HttpCase[]) => Promise<T>,
+	nodeArgs: readonly string[] = [],
+): Promise<T> {
 	const database = await createBenchDatabase(serverUrl);
 	try {
 		progress(`seeding a ${plan.chainLength}-entry chain`);
@@ -125,18 +135,9 @@ async function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpRes
 		try {
 			await raw.analyze();
 			progress("starting the server (NODE_ENV=production)");
-			const server = await startHttpServer(database.url);
+			const server = await startHttpServer(database.url, { nodeArgs: [...nodeArgs] });
 			try {
-				const cases = await httpCases(server.url, raw, reads, plan.chainLength);
-				// The server is a fresh process: without this, the first case would also
-				// measure V8 compiling the server's code paths, the later ones would not.
-				progress("warming the server up");
-				for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
-				const results: HttpResult[] = [];
-				for (const c of cases) {
-					results.push(await measureCase(c, plan));
-				}
-				return results;
+				return await use(await httpCases(server.url, raw, reads, plan.chainLength));
 			} finally {
 				await server.stop();
 			}
@@ -147,6 +148,19 @@ async function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpRes
 	} finally {
 		await database.drop();
 	}
+}
+
+/** Every case, after warming the server up. */
+function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpResult[]> {
+	return withHttpCases(serverUrl, plan, async (cases) => {
+		// The server is a fresh process: without this, the first case would also
+		// measure V8 compiling the server's code paths, the later ones would not.
+		progress("warming the server up");
+		for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
+		const results: HttpResult[] = [];
+		for (const c of cases) results.push(await measureCase(c, plan));
+		return results;
+	});
 }
 
 const fixed = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));

@@ -13,14 +13,16 @@
  * (for `--profile-seconds S` per case; default the case's measuring time).
  */
 import { loadavg } from "node:os";
-import { openPostgres } from "../src/store/postgres/open.js";
-import { RawBaseline } from "./baseline.js";
-import { FULL_PLAN, formatHttpTable, type HttpResult, measureCase, QUICK_PLAN } from "./http.js";
-import { CHAIN_SESSION, HTTP_WORKSPACE, httpCases, RawReads } from "./http-cases.js";
+import {
+	FULL_PLAN,
+	formatHttpTable,
+	type HttpResult,
+	measureCase,
+	QUICK_PLAN,
+	withHttpCases,
+} from "./http.js";
 import { warmUp } from "./http-measure.js";
-import { startHttpServer } from "./http-server.js";
-import { createBenchDatabase, startServer } from "./postgres.js";
-import { syntheticSessionFile } from "./workload.js";
+import { startServer } from "./postgres.js";
 
 const READ_CASES = ["page100×16", "page100×16 rows", "context", "branch ids"];
 
@@ -44,64 +46,43 @@ const progress = (message: string) => process.stderr.write(`reads: ${message}\n`
 async function main() {
 	const server = await startServer();
 	try {
-		const database = await createBenchDatabase(server.url);
-		try {
-			progress(`seeding a ${plan.chainLength}-entry chain`);
-			const store = await openPostgres(database.url);
-			try {
-				await store.importSession(HTTP_WORKSPACE, syntheticSessionFile(plan.chainLength + 1), {
-					sessionId: CHAIN_SESSION,
-				});
-			} finally {
-				await store.close();
-			}
-			const raw = new RawBaseline(database.url);
-			const reads = new RawReads(database.url);
-			try {
-				await raw.analyze();
-				const http = await startHttpServer(database.url, {
-					nodeArgs: profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
-				});
-				try {
-					const cases = (await httpCases(http.url, raw, reads, plan.chainLength)).filter((c) =>
-						only === undefined ? READ_CASES.includes(c.key) : c.key.startsWith(only),
-					);
-					for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
-					if (profileDir) {
-						for (const c of cases) {
-							await c.check?.();
-							progress(`profiling ${c.key}`);
-							await warmUp(
-								c.workers,
-								profileSeconds ? Number(profileSeconds) * 1000 : plan.phaseMs * plan.rounds,
-								c.ours,
-							);
-						}
-						return;
+		const nodeArgs = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+		await withHttpCases(
+			server.url,
+			plan,
+			async (all) => {
+				const cases = all.filter((c) =>
+					only === undefined ? READ_CASES.includes(c.key) : c.key.startsWith(only),
+				);
+				for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
+				if (profileDir) {
+					for (const c of cases) {
+						await c.check?.();
+						progress(`profiling ${c.key}`);
+						await warmUp(
+							c.workers,
+							profileSeconds ? Number(profileSeconds) * 1000 : plan.phaseMs * plan.rounds,
+							c.ours,
+						);
 					}
-					const loadStart = load();
-					const results: HttpResult[] = [];
-					for (const c of cases) results.push(await measureCase(c, plan));
-					process.stdout.write(
-						`${formatHttpTable(results)}\nchain ${plan.chainLength}; loadavg ${loadStart} → ${load()}\n`,
-					);
-					for (const r of results) {
-						const d = r.detail;
-						if (d)
-							process.stdout.write(
-								`  ${r.key}: ours p50 ${d.ours.medianMs.toFixed(2)} ms ${d.ours.medianOpsPerSec.toFixed(0)}/s; baseline p50 ${d.baseline.medianMs.toFixed(2)} ms ${d.baseline.medianOpsPerSec.toFixed(0)}/s\n`,
-							);
-					}
-				} finally {
-					await http.stop();
+					return;
 				}
-			} finally {
-				await reads.close();
-				await raw.close();
-			}
-		} finally {
-			await database.drop();
-		}
+				const loadStart = load();
+				const results: HttpResult[] = [];
+				for (const c of cases) results.push(await measureCase(c, plan));
+				process.stdout.write(
+					`${formatHttpTable(results)}\nchain ${plan.chainLength}; loadavg ${loadStart} → ${load()}\n`,
+				);
+				for (const r of results) {
+					const d = r.detail;
+					if (d)
+						process.stdout.write(
+							`  ${r.key}: ours p50 ${d.ours.medianMs.toFixed(2)} ms ${d.ours.medianOpsPerSec.toFixed(0)}/s; baseline p50 ${d.baseline.medianMs.toFixed(2)} ms ${d.baseline.medianOpsPerSec.toFixed(0)}/s\n`,
+						);
+				}
+			},
+			nodeArgs,
+		);
 	} finally {
 		await server.stop();
 	}
