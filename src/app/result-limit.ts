@@ -11,12 +11,13 @@
  * An operation's data is measured by encoding it: the text is what the
  * response sends (Yoga encodes a result with its `stringify`, which splices
  * the text in), so the data is walked once, not once to measure and once to
- * encode. A transport that encodes on its own (graphql-ws) encodes it again;
+ * encode. Stored JSON passed on as text (RawJson) is written in as it stands. A transport that encodes on its own (graphql-ws) encodes it again;
  * the verdict holds either way, since it was taken on the real encoding.
  * Subscription events are walked (`measureJson`) before they are encoded.
  */
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
+import { RawJson, stringifyWithRaw } from "../session/raw-json.js";
 
 /** Far below what JSON.stringify survives, far above an operation's depth plus an entry's JSON depth. */
 const MAX_RESULT_DEPTH = 256;
@@ -33,6 +34,8 @@ export function measureJson(value: unknown, maxLength: number): Verdict {
 	while (stack.length > 0) {
 		const { value: v, depth } = stack.pop() as { value: unknown; depth: number };
 		if (typeof v === "string") length += v.length + 2;
+		// Stored JSON text, nested no deeper than the input limits allow (session/raw-json.ts).
+		else if (v instanceof RawJson) length += v.text.length;
 		else if (v === null || typeof v !== "object") length += 8;
 		else {
 			if (depth >= MAX_RESULT_DEPTH)
@@ -118,7 +121,7 @@ function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Ch
 	const { data } = result;
 	let text: string;
 	try {
-		text = JSON.stringify({ data });
+		text = stringifyWithRaw({ data });
 	} catch (error) {
 		// A string past V8's limit ("Invalid string length") or a stack overflow: nothing partial is sent.
 		return tooLarge(`cannot be encoded (${(error as Error).message})`, "response");

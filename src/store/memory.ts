@@ -23,6 +23,7 @@ import {
 } from "./records.js";
 import {
 	type AppendOptions,
+	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
 	type ForkInput,
@@ -260,11 +261,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return copy(query.full ? path : boundByCompaction(path));
 	}
 
-	async context(
-		ws: string,
-		sessionId: string,
-		query: { fromId?: string | null } = {},
-	): Promise<SessionContext> {
+	async context(ws: string, sessionId: string, query: ContextQuery = {}): Promise<SessionContext> {
 		const path = this.fullPath(this.require(ws, sessionId), query.fromId);
 		return copy(projectContext(path.map((e) => e.entry)));
 	}

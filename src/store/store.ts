@@ -93,6 +93,17 @@ export interface EntryOmissions {
 	timestamp?: boolean;
 }
 
+export interface ContextQuery {
+	/** The path's last entry (default: the session's leaf). */
+	fromId?: string | null;
+	/**
+	 * The messages may be RawJson (session/raw-json.ts) with their role and
+	 * model fields readable, for a caller that only encodes them; a backend
+	 * that holds parsed values returns those.
+	 */
+	rawMessages?: boolean;
+}
+
 export interface EntryLogQuery {
 	/** Entries with seq > afterSeq (default 0). */
 	afterSeq?: number;
@@ -184,7 +195,7 @@ export interface SessionStore {
 	labels(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, string>>;
 	tips(ws: string, sessionId: string): Promise<StoredEntry[]>;
 	activePath(ws: string, sessionId: string, query?: PathQuery): Promise<StoredEntry[]>;
-	context(ws: string, sessionId: string, query?: { fromId?: string | null }): Promise<SessionContext>;
+	context(ws: string, sessionId: string, query?: ContextQuery): Promise<SessionContext>;
 
 	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<SessionRecord>;
 	exportSession(ws: string, sessionId: string): Promise<string>;

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js";
+import { stringifyWithRaw } from "../../src/session/raw-json.js";
 import { replayLeaf } from "../../src/session/tree.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
@@ -585,6 +586,27 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect(asJson({ ...context, activeToolNames: undefined })).toEqual(
 				asJson(buildSessionContext(log as never, "a3")),
 			);
+		});
+
+		it("a context with messages as stored text encodes exactly as the parsed one, settings read the same", async () => {
+			const ws = workspace();
+			await compacted(ws);
+			const s = store();
+			// An assistant whose provider is null and whose model is absent: the projection reads them as they are.
+			await s.appendEntry(ws, "c", {
+				type: "message",
+				message: { role: "assistant", content: [{ type: "text", text: 'é \u2028 \\ "' }], provider: null },
+			});
+			for (const fromId of [null, "a1"]) {
+				const parsed = await s.context(ws, "c", { fromId });
+				const raw = await s.context(ws, "c", { fromId, rawMessages: true });
+				expect(raw.model).toEqual(parsed.model);
+				expect(raw.thinkingLevel).toBe(parsed.thinkingLevel);
+				expect(raw.messages.map((m) => m.role)).toEqual(parsed.messages.map((m) => m.role));
+				expect(JSON.parse(stringifyWithRaw(raw))).toEqual(asJson(parsed));
+				// Any other encoder gets the parsed value.
+				expect(asJson(raw)).toEqual(asJson(parsed));
+			}
 		});
 
 		it("projects branch summaries, custom messages and nothing for custom, label, info or settings", async () => {

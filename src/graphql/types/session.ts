@@ -134,7 +134,8 @@ SessionRef.implement({
 			complexity: 50,
 			args: { fromId: t.arg.string() },
 			resolve: (s, { fromId }, { store, workspaceId }) =>
-				store.context(workspaceId, s.sessionId, { fromId: fromId ?? null }),
+				// The messages are only encoded here: stored JSON text passes through as it stands.
+				store.context(workspaceId, s.sessionId, { fromId: fromId ?? null, rawMessages: true }),
 		}),
 		tips: t.field({
 			type: [EntryRef],

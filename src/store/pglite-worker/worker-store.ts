@@ -24,7 +24,7 @@ import { SessionError } from "../../session/errors.js";
 import { type InputLimits, inputLimits } from "../../session/limits.js";
 import { lockDirectory } from "../postgres/dir-lock.js";
 import type { OpenOptions } from "../postgres/open.js";
-import type { ImportOptions, SessionStore } from "../store.js";
+import type { ContextQuery, ImportOptions, SessionStore } from "../store.js";
 import { checkWriteInput } from "../write.js";
 import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
 
@@ -291,8 +291,10 @@ export class WorkerStore implements SessionStore {
 	activePath(...args: Parameters<SessionStore["activePath"]>) {
 		return this.call("activePath", args);
 	}
-	context(...args: Parameters<SessionStore["context"]>) {
-		return this.call("context", args);
+	context(ws: string, sessionId: string, query: ContextQuery = {}) {
+		// A RawJson would not survive the structured clone to this thread: parsed messages cross it.
+		const { rawMessages: _, ...parsed } = query;
+		return this.call("context", [ws, sessionId, parsed]);
 	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;

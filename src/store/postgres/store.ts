@@ -8,9 +8,9 @@ import { sessionWindow, toPage } from "../paging.js";
 import { forkedSessionRecord, forkTargetId, importedSessionRecord, newSessionRecord } from "../records.js";
 import {
 	type AppendOptions,
+	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
-	type EntryOmissions,
 	type ForkInput,
 	headerOf,
 	type ImportOptions,
@@ -49,7 +49,7 @@ import {
 } from "./queries.js";
 import { setLabels, toRecord, toStored } from "./rows.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
-import { type WalkMode, walkPath } from "./walk.js";
+import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
 import { PgWrites } from "./writes.js";
 
 export type { Db } from "./queries.js";
@@ -265,7 +265,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 		fromId: string | null | undefined,
 		mode: WalkMode,
 		field = "fromId",
-		omit: EntryOmissions = {},
+		read: WalkRead = {},
 	) {
 		this.storable(sessionId);
 		return walkPath(
@@ -276,28 +276,20 @@ export class PgStore extends TreeWrites implements SessionStore {
 			mode,
 			field,
 			() => this.requireSession(ws, sessionId, db),
-			omit,
+			read,
 		);
 	}
 
 	async activePath(ws: string, sessionId: string, query: PathQuery = {}): Promise<StoredEntry[]> {
-		return this.walk(
-			this.db,
-			ws,
-			sessionId,
-			query.fromId,
-			query.full ? "full" : "bounded",
-			"fromId",
-			query.omit,
-		);
+		return this.walk(this.db, ws, sessionId, query.fromId, query.full ? "full" : "bounded", "fromId", {
+			omit: query.omit ?? {},
+		});
 	}
 
-	async context(
-		ws: string,
-		sessionId: string,
-		query: { fromId?: string | null } = {},
-	): Promise<SessionContext> {
-		const path = await this.walk(this.db, ws, sessionId, query.fromId, "context");
+	async context(ws: string, sessionId: string, query: ContextQuery = {}): Promise<SessionContext> {
+		const path = await this.walk(this.db, ws, sessionId, query.fromId, "context", "fromId", {
+			rawMessages: query.rawMessages === true,
+		});
 		return projectContext(path.map((e) => e.entry));
 	}
 

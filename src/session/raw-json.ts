@@ -1,0 +1,78 @@
+/**
+ * JSON text passed on as storage returned it. A model context's messages are
+ * only ever sent to the client: parsing each stored message into objects and
+ * encoding the objects again was most of a context read's time (and most of
+ * its garbage). A RawJson holds the text; `stringifyWithRaw` writes it into
+ * the encoding as it stands. Anything else that encodes it (JSON.stringify,
+ * a transport's own encoder) gets the parsed value from `toJSON`, so a
+ * RawJson is never encoded wrongly, only more slowly.
+ *
+ * Node 21 has `JSON.rawJSON` for this; Node 20 does not, so `toJSON` returns
+ * a mark while `stringifyWithRaw` runs, and the marks are replaced by the
+ * texts afterwards. A mark carries a random nonce of this process, so no
+ * client string can be mistaken for one; the marks found must also be
+ * exactly the ones handed out, or the value is encoded again without them.
+ *
+ * Invariant: the text is valid JSON (storage wrote it from a validated value
+ * and returns it as jsonb renders it), so splicing it in keeps the whole
+ * encoding valid JSON, nested no deeper than the input limits allow.
+ */
+import { randomUUID } from "node:crypto";
+
+const MARK = `raw-json:${randomUUID()}:`;
+/** How a mark appears in the encoding: a JSON string, quoted. */
+const QUOTED_MARK = `"${MARK}`;
+
+/** The texts handed out as marks while `stringifyWithRaw` runs; null otherwise. */
+let marked: string[] | null = null;
+
+export class RawJson {
+	constructor(readonly text: string) {}
+
+	toJSON(): unknown {
+		if (marked === null) return JSON.parse(this.text);
+		marked.push(this.text);
+		return `${MARK}${marked.length - 1}`;
+	}
+}
+
+/**
+ * A value whose JSON is `text` and whose few `fields` are readable without
+ * parsing it (e.g. a message's role), for code that reads them.
+ */
+export function rawObject<T extends object>(text: string, fields: T): RawJson & T {
+	return Object.assign(new RawJson(text), fields);
+}
+
+/** Replaces the marks of `json` by `texts`; null when they are not exactly the marks handed out, in order. */
+function splice(json: string, texts: readonly string[]): string | null {
+	const parts: string[] = [];
+	let from = 0;
+	for (let index = 0; index < texts.length; index++) {
+		const at = json.indexOf(QUOTED_MARK, from);
+		const end = at + QUOTED_MARK.length;
+		const close = json.indexOf('"', end);
+		if (at < 0 || close < 0 || json.slice(end, close) !== String(index)) return null;
+		parts.push(json.slice(from, at), texts[index] as string);
+		from = close + 1;
+	}
+	if (json.indexOf(QUOTED_MARK, from) >= 0) return null;
+	parts.push(json.slice(from));
+	return parts.join("");
+}
+
+/** JSON.stringify(value), with every RawJson's text written in as it stands. */
+export function stringifyWithRaw(value: unknown): string {
+	const outer = marked;
+	const texts: string[] = [];
+	marked = texts;
+	let json: string;
+	try {
+		json = JSON.stringify(value);
+	} finally {
+		marked = outer;
+	}
+	if (texts.length === 0) return json;
+	// A client string that looks like a mark: encode without marks (each RawJson parses its text).
+	return splice(json, texts) ?? JSON.stringify(value);
+}
