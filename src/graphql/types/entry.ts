@@ -4,12 +4,19 @@
  * payload of an append. The mutations that append are in entry-writes.ts.
  */
 import { ImplementableObjectRef, type ObjectFieldsShape } from "@pothos/core";
-import type { EntryType, StoredEntry, StoredEntryOf } from "../../session/entry.js";
+import type { AgentMessage, EntryType, StoredEntry, StoredEntryOf } from "../../session/entry.js";
+import {
+	DEFAULT_PREVIEW_LENGTH,
+	type MessageSummary,
+	messagePreview,
+	summarizeMessage,
+} from "../../session/message-summary.js";
 import type { SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { connectionType } from "../connection.js";
 import { ENTRY_TYPE_NAMES, EntryRef, EntryTypeEnum, NodeRef, SessionRef } from "../refs.js";
+import { TokenUsageRef } from "./usage.js";
 
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
@@ -104,12 +111,67 @@ function entryObject<T extends EntryType>(
 	});
 }
 
+/** Each message is summarised once however many of its typed fields a query selects. */
+const summaries = new WeakMap<AgentMessage, MessageSummary>();
+
+function summaryOf(message: AgentMessage): MessageSummary {
+	let summary = summaries.get(message);
+	if (!summary) {
+		summary = summarizeMessage(message);
+		summaries.set(message, summary);
+	}
+	return summary;
+}
+
 entryObject("message", "A message of the conversation (pi's AgentMessage).", (t) => ({
 	role: t.string({ resolve: (e) => e.entry.message.role }),
 	message: t.field({
 		type: "JSON",
 		description: "The AgentMessage as pi stores it.",
 		resolve: (e) => e.entry.message,
+	}),
+	provider: t.string({
+		nullable: true,
+		description: "Assistant messages: the provider that answered.",
+		resolve: (e) => summaryOf(e.entry.message).provider,
+	}),
+	model: t.string({
+		nullable: true,
+		description: "Assistant messages: the model that answered.",
+		resolve: (e) => summaryOf(e.entry.message).model,
+	}),
+	api: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).api }),
+	stopReason: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).stopReason }),
+	errorMessage: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).errorMessage }),
+	usage: t.field({
+		type: TokenUsageRef,
+		nullable: true,
+		description: "Assistant messages: token usage and cost, normalised (see TokenUsage).",
+		resolve: (e) => summaryOf(e.entry.message).usage,
+	}),
+	toolCallCount: t.int({
+		description: "Assistant messages: the tool calls in its content; 0 for other roles.",
+		resolve: (e) => summaryOf(e.entry.message).toolCallCount,
+	}),
+	toolCallNames: t.stringList({
+		description: 'The names of those tool calls, in order ("" for a call without a name).',
+		resolve: (e) => summaryOf(e.entry.message).toolCallNames,
+	}),
+	toolName: t.string({
+		nullable: true,
+		description: "Tool results: the tool that ran.",
+		resolve: (e) => summaryOf(e.entry.message).toolName,
+	}),
+	toolCallId: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).toolCallId }),
+	isError: t.boolean({
+		nullable: true,
+		description: "Tool results: whether the tool failed.",
+		resolve: (e) => summaryOf(e.entry.message).isError,
+	}),
+	preview: t.string({
+		description: "Plain text of the message for lists, cut at maxLength characters with an ellipsis.",
+		args: { maxLength: t.arg.int({ defaultValue: DEFAULT_PREVIEW_LENGTH }) },
+		resolve: (e, { maxLength }) => messagePreview(e.entry.message, maxLength ?? DEFAULT_PREVIEW_LENGTH),
 	}),
 }));
 

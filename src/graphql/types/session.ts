@@ -13,6 +13,7 @@ import {
 	entryPage,
 	entryWindow,
 } from "../../store/paging.js";
+import { readSessionStats } from "../../store/session-stats.js";
 import type { EntryLogQuery } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
@@ -20,6 +21,7 @@ import { connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
 import { omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
 import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
+import { SessionStatsRef } from "./usage.js";
 
 SessionRef.implement({
 	description: "One session tree: an append-only log of entries and a leaf pointer.",
@@ -136,6 +138,14 @@ SessionRef.implement({
 			resolve: (s, { fromId }, { store, workspaceId }) =>
 				// The messages are only encoded here: stored JSON text passes through as it stands.
 				store.context(workspaceId, s.sessionId, { fromId: fromId ?? null, rawMessages: true }),
+		}),
+		stats: t.field({
+			type: SessionStatsRef,
+			description:
+				"Activity measures over the whole tree and over the active path, the tree's shape, first and last activity.",
+			// Reads the whole log and the path.
+			complexity: 50,
+			resolve: (s, _, { store, workspaceId }) => readSessionStats(store, workspaceId, s.sessionId),
 		}),
 		tips: t.field({
 			type: [EntryRef],

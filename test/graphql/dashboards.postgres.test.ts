@@ -1,0 +1,6 @@
+import { describe } from "vitest";
+import { dashboardsSuite } from "./dashboards-suite.js";
+
+describe("Dashboards over HTTP: postgres", () => {
+	dashboardsSuite("postgres");
+});
