@@ -13,6 +13,7 @@ import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
+import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";
 import { anonymousIdentity, type Identity } from "./auth/identity.js";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
 import { budgetError, resultBudget } from "./graphql/budget.js";
@@ -56,6 +57,8 @@ export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
 	originPolicy: OriginPolicy;
 	/** The identity rule, shared with the WebSocket handshake. */
 	authenticate: Authenticate;
+	/** How often subscription events were executed, reused and encoded (app/shared-results.ts); read-only. */
+	sharedEventResults: Readonly<SharedResultsStats>;
 };
 
 /**
@@ -86,6 +89,20 @@ function coded<T>(result: T, source: Source | undefined): T {
 	const code = (e: GraphQLError) =>
 		r.data === undefined ? withRequestErrorCode(withStoreErrorCode(e)) : withStoreErrorCode(e);
 	return { ...r, errors: r.errors.map((e) => code(withSourcePositions(e, source))) } as T;
+}
+
+/**
+ * What of the caller a subscription event's result may depend on: the
+ * workspace every store read is scoped to, and the scopes Pothos' scope
+ * checks read. Not the subject: no field a subscription can select reads it
+ * (mutations record it as the author; a LeafMoved's `author` is the stored
+ * entry's), so every caller of a workspace with the same scopes shares. A
+ * field that reads `identity.subject` must add it here.
+ */
+function eventResultKey(context: unknown): string | undefined {
+	const { workspaceId, identity } = context as Partial<GraphQLContext>;
+	if (workspaceId === undefined || identity === undefined) return undefined;
+	return JSON.stringify([workspaceId, [...identity.scopes].sort()]);
 }
 
 /** One log line per operation: mutations at info, reads at debug. */
@@ -120,6 +137,7 @@ export function createApp(options: AppOptions): App {
 	const limits = options.limits ?? DEFAULT_LIMITS;
 	const policy = originPolicy(options.corsOrigins ?? [], development);
 	const authenticate = options.authenticate ?? (async () => anonymousIdentity(DEFAULT_WORKSPACE));
+	const sharedEventResults: SharedResultsStats = { executions: 0, reused: 0, encodings: 0 };
 	const yoga = createYoga<Record<string, never>, GraphQLContext>({
 		schema,
 		graphqlEndpoint: "/graphql",
@@ -171,7 +189,31 @@ export function createApp(options: AppOptions): App {
 			useTokenExpiry(),
 			useOperationLog(logger),
 			...(options.compile === false ? [] : [useCompiledExecution(logger, options.compile)]),
+			// Each subscription event executed once per selection and caller key, for every subscriber
+			// of a session (app/shared-results.ts). Order:
+			// - Last, because it replaces the subscribe function and envelop keeps the last one set.
+			//   graphql-jit sets one only for documents it compiles, never a subscription (app/jit.ts),
+			//   so the two never compete. Events then run on graphql-js' createSourceEventStream and
+			//   execute instead of Yoga's @graphql-tools/executor, whose additions are @defer/@stream
+			//   (not in this schema) and abort signals (a subscription ends by its stream's return()).
+			// - The plugins above that wrap a subscription's stream (result limit, token expiry,
+			//   subscriptions per client, error codes and Yoga's masking) wrap each subscriber's own
+			//   stream, whatever this plugin shares: each subscriber's event, shared or not, is
+			//   measured against the response limit and its budget, and a failing one is replaced
+			//   (a new object) for that subscriber alone; the shared result is never changed.
+			// - `shareable` reads the executing subscriber's budget right after its execution, so a
+			//   result cut short by a spent budget stays its own (the result limit then replaces it
+			//   with the budget's error), and the others execute theirs. A result the response limit
+			//   refuses is shared: the verdict depends on the result and the server-wide limit only,
+			//   so each subscriber's check refuses it alike, after one execution instead of N.
+			useSharedEventResults(
+				{
+					contextKey: eventResultKey,
+					shareable: (context) => !(context as GraphQLContext).budget.exceeded,
+				},
+				sharedEventResults,
+			),
 		],
 	});
-	return Object.assign(yoga, { originPolicy: policy, authenticate });
+	return Object.assign(yoga, { originPolicy: policy, authenticate, sharedEventResults });
 }

@@ -1,9 +1,11 @@
 /**
  * Subscription events executed and encoded once per distinct selection, not
  * once per subscriber. A session's feed pushes the same entry object to every
- * stream of that session (events/live.ts), so N subscribers sending the same
- * operation would otherwise run N identical executions of the same event and
- * N identical `JSON.stringify` calls.
+ * stream of that session that is caught up (events/live.ts `SessionFeed.pull`,
+ * queued as is by `EntryStream.push`), and the activity fan-out pushes the
+ * same event object to every stream of a workspace (events/activity.ts), so N
+ * subscribers sending the same operation would otherwise run N identical
+ * executions of the same event and N identical `JSON.stringify` calls.
  *
  * The plugin replaces the operation's subscribe function (envelop's
  * `setSubscribeFn`): the source stream is still created per subscriber, by the
@@ -13,25 +15,33 @@
  * lives as long as some stream still holds the entry) and per selection key:
  *
  * - the operation (its printed document and operation name);
- * - the values of the variables used below the root field, and in its
- *   directives: the root field's own arguments (`sessionId`, `afterSeq`) only
- *   choose the source stream, so subscribers resuming from different seqs
- *   still share. Invariant this relies on: a subscription field's `resolve`
- *   does not read its arguments (true of every field in graphql/types/events.ts);
+ * - the coerced values of the variables used below the root field, and in
+ *   its directives (coerced: defaults applied, an omitted variable told apart
+ *   from an explicit null): the root field's own arguments (`sessionId`,
+ *   `afterSeq`) only choose the source stream, so subscribers resuming from
+ *   different seqs still share. Invariant this relies on: a subscription
+ *   field's `resolve` does not read its arguments (true of every field in
+ *   graphql/types/events.ts);
  * - `contextKey(context)`: whatever of the caller the result may depend on
  *   (workspace and scopes); `undefined` opts the operation out.
  *
- * A payload the stream made itself (a catch-up read, a failure item) is a new
- * object per stream, so it is never shared. A result with errors, or one
+ * A payload the stream made itself (a catch-up or gap read from the store, a
+ * failure item) is a new object per stream, so it is never shared: a
+ * subscriber resuming with `afterSeq` executes its catch-up on its own and
+ * shares from its first live push on. A result with errors, or one
  * `shareable` refuses (its subscriber's result budget ran out), is not
- * reused: the other subscribers execute on their own.
+ * reused: the other subscribers execute on their own. A shared result is the
+ * one executed first: a subscriber that lags behind gets what the fields
+ * resolved to when the event was first delivered, not when it reads it.
  *
  * The shared result carries a non-enumerable `stringify` that encodes it once:
  * Yoga's SSE and JSON encoders call `result.stringify` when present
  * (graphql-yoga result-processor/stringify.js), so the N subscribers of a
  * selection send one string. graphql-ws encodes its own message per
  * subscriber (it wraps the result with the subscription id), so there only
- * the execution is shared.
+ * the execution is shared. Plugins after this one wrap each subscriber's
+ * stream; they must replace a result rather than change it (all of this
+ * app's do: app/result-limit.ts, Yoga's error masking).
  */
 import {
 	createSourceEventStream,
@@ -71,7 +81,8 @@ interface DocumentShape {
 	variables: string[];
 }
 
-const shapes = new WeakMap<DocumentNode, DocumentShape>();
+/** Per parsed document, per operation name ("" for the only operation). */
+const shapes = new WeakMap<DocumentNode, Map<string, DocumentShape>>();
 
 function operationOf(
 	document: DocumentNode,
@@ -95,9 +106,18 @@ function variablesIn(node: Parameters<typeof visit>[0], into: Set<string>): void
 	});
 }
 
-/** The document's printed text and result-relevant variables, computed once per parsed document. */
+/**
+ * The document's printed text and the variables the chosen operation's result
+ * may depend on, computed once per parsed document and operation: two
+ * operations of one document may use a variable in different places.
+ */
 function shapeOf(document: DocumentNode, operationName: string | null | undefined): DocumentShape {
-	const cached = shapes.get(document);
+	let byOperation = shapes.get(document);
+	if (!byOperation) {
+		byOperation = new Map();
+		shapes.set(document, byOperation);
+	}
+	const cached = byOperation.get(operationName ?? "");
 	if (cached) return cached;
 	const used = new Set<string>();
 	const operation = operationOf(document, operationName);
@@ -115,17 +135,17 @@ function shapeOf(document: DocumentNode, operationName: string | null | undefine
 	}
 	for (const directive of operation?.directives ?? []) variablesIn(directive, used);
 	const shape = { text: print(document), variables: [...used].sort() };
-	shapes.set(document, shape);
+	byOperation.set(operationName ?? "", shape);
 	return shape;
 }
 
-function selectionKey(args: ExecutionArgs, context: string): string {
+/** `coerced`: the operation's variables as graphql-js coerced them (an omitted one without default is absent). */
+function selectionKey(args: ExecutionArgs, coerced: Record<string, unknown>, context: string): string {
 	const shape = shapeOf(args.document, args.operationName);
-	const values = args.variableValues ?? {};
 	return JSON.stringify([
 		shape.text,
 		args.operationName ?? null,
-		shape.variables.map((name) => values[name] ?? null),
+		shape.variables.map((name) => (name in coerced ? [coerced[name]] : [])),
 		context,
 	]);
 }
@@ -199,16 +219,18 @@ export function useSharedEventResults(
 			}
 			return run(args, payload);
 		}
-		let own: ExecutionResult | undefined;
-		const mine = run(args, payload).then((result) => {
-			own = result;
-			const share = !result.errors && (options.shareable?.(args.contextValue) ?? true);
-			return share ? withCachedStringify(result, stats) : undefined;
-		});
+		const own = run(args, payload);
+		// Asked right after this subscriber's execution, before anything else runs on its context.
+		const mine = own.then(
+			(result) =>
+				!result.errors && (options.shareable?.(args.contextValue) ?? true)
+					? withCachedStringify(result, stats)
+					: undefined,
+			() => undefined,
+		);
 		byKey.set(key, mine);
-		const result = await mine;
-		if (!result) byKey.delete(key);
-		return own as ExecutionResult;
+		if (!(await mine)) byKey.delete(key);
+		return own;
 	};
 
 	return {
@@ -229,7 +251,7 @@ export function useSharedEventResults(
 				if (!coerced || coerced.errors) return subscribeFn(subscribeArgs);
 				const source = await createSourceEventStream(subscribeArgs);
 				if (!isAsyncIterable(source)) return source;
-				const key = selectionKey(subscribeArgs, context);
+				const key = selectionKey(subscribeArgs, coerced.coerced, context);
 				return mapEvents((source as AsyncIterable<unknown>)[Symbol.asyncIterator](), (payload) =>
 					shared(subscribeArgs, key, payload),
 				);

@@ -89,11 +89,16 @@ const QUERY =
 	'subscription($from: Int, $upper: Boolean) { ticks(channel: "main", from: $from) { n text(upper: $upper) } }';
 
 /** An SSE subscriber reading `count` events (or the whole response when it is not a stream). */
-async function subscribe(yoga: ReturnType<typeof server>, variables: Record<string, unknown>, query = QUERY) {
+async function subscribe(
+	yoga: ReturnType<typeof server>,
+	variables: Record<string, unknown>,
+	query = QUERY,
+	operationName?: string,
+) {
 	const response = await yoga.fetch("http://localhost/graphql", {
 		method: "POST",
 		headers: { "content-type": "application/json", accept: "text/event-stream" },
-		body: JSON.stringify({ query, variables }),
+		body: JSON.stringify({ query, variables, operationName }),
 	});
 	const reader = (response.body as ReadableStream<Uint8Array>).getReader();
 	const decoder = new TextDecoder();
@@ -162,6 +167,46 @@ describe("shared subscription results", () => {
 		]);
 		expect(hub.resolved).toBe(2);
 		await Promise.all([...plain, ...upper].map((s) => s.close()));
+	});
+
+	it("tells an omitted variable (its default applies) from an explicit null", async () => {
+		const hub = new Hub();
+		const yoga = server(hub, [useSharedEventResults(everyone)]);
+		const query = 'subscription($upper: Boolean = true) { ticks(channel: "main") { n text(upper: $upper) } }';
+		const subscribers = [await subscribe(yoga, {}, query), await subscribe(yoga, { upper: null }, query)];
+		const received = subscribers.map((s) => s.take(1));
+		await until(() => hub.listening === 2);
+		hub.publish({ n: 1, text: "tick" });
+
+		expect(await Promise.all(received)).toEqual([
+			[{ data: { ticks: { n: 1, text: "TICK" } } }],
+			[{ data: { ticks: { n: 1, text: "tick" } } }],
+		]);
+		await Promise.all(subscribers.map((s) => s.close()));
+	});
+
+	it("keys each operation of a document by the variables its own selection uses", async () => {
+		const hub = new Hub();
+		const yoga = server(hub, [useSharedEventResults(everyone)]);
+		// $x only picks the stream in A (so A's subscribers share across it), but it is B's selection.
+		const query = `
+			subscription A($x: Int) { ticks(channel: "main", from: $x) { n text } }
+			subscription B($x: Boolean) { ticks(channel: "main") { n text(upper: $x) } }`;
+		const subscribers = [
+			await subscribe(yoga, { x: 1 }, query, "A"),
+			await subscribe(yoga, { x: true }, query, "B"),
+			await subscribe(yoga, { x: false }, query, "B"),
+		];
+		const received = subscribers.map((s) => s.take(1));
+		await until(() => hub.listening === 3);
+		hub.publish({ n: 1, text: "tick" });
+
+		expect(await Promise.all(received)).toEqual([
+			[{ data: { ticks: { n: 1, text: "tick" } } }],
+			[{ data: { ticks: { n: 1, text: "TICK" } } }],
+			[{ data: { ticks: { n: 1, text: "tick" } } }],
+		]);
+		await Promise.all(subscribers.map((s) => s.close()));
 	});
 
 	it.each<[string, SharedResultsOptions]>([
