@@ -53,8 +53,8 @@ export interface Measures {
 	labels: number;
 }
 
-/** The scalar fields, each a plain sum. */
-const SUMS = [
+/** The scalar fields, each a plain sum (the metrics API's measures start with these). */
+export const SUMS = [
 	"entries",
 	"messages",
 	"userTurns",

@@ -9,6 +9,14 @@ import { projectContext } from "../session/context.js";
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import { planFork } from "../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../session/jsonl.js";
+import {
+	checkMetricsQuery,
+	type MetricsQuery,
+	type MetricsResult,
+	metricsOfRollups,
+	type SessionRollups,
+} from "../session/metrics.js";
+import { rollupRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
 import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
@@ -264,6 +272,16 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	async context(ws: string, sessionId: string, query: ContextQuery = {}): Promise<SessionContext> {
 		const path = this.fullPath(this.require(ws, sessionId), query.fromId);
 		return copy(projectContext(path.map((e) => e.entry)));
+	}
+
+	async metrics(ws: string, query: MetricsQuery): Promise<MetricsResult> {
+		const checked = checkMetricsQuery(query);
+		const rollups: SessionRollups[] = [];
+		for (const { record, log } of this.db.sessions.values()) {
+			if (record.workspaceId !== ws) continue;
+			rollups.push({ sessionId: record.sessionId, cwd: record.cwd, rows: rollupRows(log) });
+		}
+		return copy(metricsOfRollups(checked, rollups));
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {

@@ -4,8 +4,10 @@
  * scoped to a workspace (tenant): a session of another workspace does not
  * exist for the caller.
  */
+
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import type { SessionHeader } from "../session/jsonl.js";
+import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
@@ -91,6 +93,12 @@ export interface EntryOmissions {
 	payload?: boolean;
 	/** The entry's timestamp may be "". */
 	timestamp?: boolean;
+}
+
+export interface RebuildRollupsOptions {
+	missingOnly?: boolean;
+	/** After each session: how many are done of how many. */
+	onSession?: (done: number, total: number) => void;
 }
 
 export interface ContextQuery {
@@ -196,6 +204,14 @@ export interface SessionStore {
 	tips(ws: string, sessionId: string): Promise<StoredEntry[]>;
 	activePath(ws: string, sessionId: string, query?: PathQuery): Promise<StoredEntry[]>;
 	context(ws: string, sessionId: string, query?: ContextQuery): Promise<SessionContext>;
+	/** The workspace's activity measures grouped by dimensions (session/metrics.ts); checks the query. */
+	metrics(ws: string, query: MetricsQuery): Promise<MetricsResult>;
+	/**
+	 * A backend that keeps rollups recomputes them from the logs (every
+	 * session's, or only those of sessions without any); the sessions rebuilt.
+	 * Absent where metrics are computed from the log itself (memory).
+	 */
+	rebuildRollups?(options?: RebuildRollupsOptions): Promise<number>;
 
 	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<SessionRecord>;
 	exportSession(ws: string, sessionId: string): Promise<string>;

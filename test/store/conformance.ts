@@ -10,11 +10,13 @@ import { join } from "node:path";
 import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js";
+import type { MetricsQuery } from "../../src/session/metrics.js";
 import { stringifyWithRaw } from "../../src/session/raw-json.js";
 import { replayLeaf } from "../../src/session/tree.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 import type { Backend } from "./backends.js";
+import { metricsProperty } from "./metrics-property.js";
 import { randomTreeProperty } from "./random-trees.js";
 
 export const fixture = (name: string) =>
@@ -1229,6 +1231,50 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			await s.forkSession(ws, "src", { entryId: "a3", newSessionId: "g" });
 			expect((await s.listEntries(ws, "g")).map((e) => e.author)).toEqual(["alice", null, null]);
 			expectNoAuthorIn(await s.exportSession(ws, "f"));
+		});
+	});
+
+	describe("metrics equal a recomputation from the append logs", () => {
+		it("holds for random workspaces of imports, appends, moves, labels and forks, and random queries", async () => {
+			await metricsProperty(() => store(), workspace, backend.name === "memory" ? 60 : 25);
+		});
+
+		it("refuses a malformed query with INVALID_INPUT naming the field", async () => {
+			const ws = workspace();
+			const base = {
+				measures: ["entries"],
+				dimensions: [],
+				granularity: "day",
+				timeZone: "UTC",
+				filter: {},
+				orderBy: [],
+				limit: 10,
+			} as const satisfies MetricsQuery;
+			const cases: Array<[Partial<MetricsQuery>, string]> = [
+				[{ measures: [] }, "measures"],
+				[{ dimensions: ["model", "model"] }, "dimensions"],
+				[{ timeZone: "Mars/Olympus" }, "timeZone"],
+				[{ limit: 0 }, "limit"],
+				[{ limit: 10_001 }, "limit"],
+				[{ filter: { from: "2026-01-01T00:07:00Z" } }, "filter.from"],
+				[{ filter: { to: "yesterday" } }, "filter.to"],
+				[{ orderBy: [{ by: "cost", descending: true }] }, "orderBy"],
+				[{ orderBy: [{ by: "model", descending: false }] }, "orderBy"],
+			];
+			for (const [change, field] of cases)
+				await rejectsWithCode(store().metrics(ws, { ...base, ...change }), "INVALID_INPUT", field);
+			expect((await store().metrics(ws, base)).rows).toEqual([
+				{
+					time: null,
+					sessionId: null,
+					entryType: null,
+					role: null,
+					provider: null,
+					model: null,
+					author: null,
+					values: { entries: 0 },
+				},
+			]);
 		});
 	});
 

@@ -1,7 +1,8 @@
 /**
  * Upgrading a database written before entries carried their session's key
  * (drizzle/0004_session_key.sql): every entry keeps its session, and the
- * store reads and writes them as before. The database is first migrated to
+ * store reads and writes them as before; its rollups (0005) are made from
+ * the log when the store opens. The database is first migrated to
  * the version before (0003) and filled in that version's shape, on Postgres
  * and on PGlite, then the store opens it and applies the rest.
  */
@@ -16,6 +17,7 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { createTestDatabase } from "../support/databases.js";
 
@@ -55,7 +57,27 @@ const OLD_ROWS = ["ws-a", "ws-b"].flatMap((ws) => [
 			'{"targetId":"${ws}-2","label":"kept"}')`,
 ]);
 
-async function expectUpgraded(store: SessionStore) {
+/** Entries, messages and labels of a workspace, as its metrics (rollups) count them. */
+async function counted(store: SessionStore, ws: string) {
+	const { rows } = await store.metrics(ws, {
+		measures: ["entries", "messages", "labels", "activeSessions"],
+		dimensions: [],
+		granularity: "day",
+		timeZone: "UTC",
+		filter: {},
+		orderBy: [],
+		limit: 10,
+	});
+	return rows[0]?.values;
+}
+
+async function expectUpgraded(store: PgStore) {
+	// Rollups came after this data: opening made them from the log (drizzle/0005_usage_rollups.sql).
+	for (const ws of ["ws-a", "ws-b"])
+		expect(await counted(store, ws)).toEqual({ entries: 4, messages: 3, labels: 1, activeSessions: 1 });
+	// A full rebuild is idempotent.
+	expect(await store.rebuildRollups()).toBe(2);
+	expect(await counted(store, "ws-a")).toEqual({ entries: 4, messages: 3, labels: 1, activeSessions: 1 });
 	for (const ws of ["ws-a", "ws-b"]) {
 		const log = await store.listEntries(ws, "s");
 		expect(log.map((e) => [e.seq, e.entry.id, e.sessionId])).toEqual([
@@ -75,6 +97,7 @@ async function expectUpgraded(store: SessionStore) {
 			message: { role: "user", content: "after the upgrade" },
 		} as never);
 		expect(appended.entry).toMatchObject({ seq: 5, depth: 3, entry: { parentId: `${ws}-3` } });
+		expect(await counted(store, ws)).toEqual({ entries: 5, messages: 4, labels: 1, activeSessions: 1 });
 	}
 	// The workspaces' sessions of the same id stay apart.
 	expect((await store.listEntries("ws-a", "s")).some((e) => e.entry.id.startsWith("ws-b"))).toBe(false);

@@ -24,7 +24,7 @@ import { SessionError } from "../../session/errors.js";
 import { type InputLimits, inputLimits } from "../../session/limits.js";
 import { lockDirectory } from "../postgres/dir-lock.js";
 import type { OpenOptions } from "../postgres/open.js";
-import type { ContextQuery, ImportOptions, SessionStore } from "../store.js";
+import type { ContextQuery, ImportOptions, RebuildRollupsOptions, SessionStore } from "../store.js";
 import { checkWriteInput } from "../write.js";
 import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
 
@@ -295,6 +295,14 @@ export class WorkerStore implements SessionStore {
 		// A RawJson would not survive the structured clone to this thread: parsed messages cross it.
 		const { rawMessages: _, ...parsed } = query;
 		return this.call("context", [ws, sessionId, parsed]);
+	}
+	rebuildRollups(options: RebuildRollupsOptions = {}) {
+		// The callback cannot cross to the worker; an embedded database is small, its rebuild quick.
+		const { onSession: _, ...rest } = options;
+		return this.call("rebuildRollups", [rest]);
+	}
+	metrics(...args: Parameters<SessionStore["metrics"]>) {
+		return this.call("metrics", args);
 	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;

@@ -1,26 +1,45 @@
 /**
  * The statements that write entry rows: the bulk INSERT of an import or a
- * fork, and an append's one statement (rows in, pointer moved). Columns are
+ * fork, and an append's one statement (rows in, pointer moved). Each adds the
+ * rows' rollups (./schema.ts usageRollups) in the same statement. Columns are
  * the schema's (./schema.ts), as in ./queries.ts.
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { StoredEntry } from "../../session/entry.js";
+import { ROLLUP_FIGURES, rollupRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
 import { type Db, sessionKeyOf } from "./queries.js";
 import { entryInserts } from "./rows.js";
-import { entries, sessions } from "./schema.js";
+import { entries, sessions, usageRollups } from "./schema.js";
 
 const entryTable = getTableColumns(entries);
 const entryFields = Object.keys(entryTable) as Array<keyof typeof entryTable>;
+const rollupTable = getTableColumns(usageRollups);
+const rollupFields = Object.keys(rollupTable) as Array<keyof typeof rollupTable>;
 
-/** Entry rows as the JSON array `jsonb_populate_recordset` expands (the session's key is not in it). */
-function entryRecords(rows: readonly StoredEntry[]): string {
-	const records = entryInserts(rows).map((row) =>
-		Object.fromEntries(
-			entryFields.flatMap((f) => (f === "sessionKey" ? [] : [[entryTable[f].name, row[f] ?? null]])),
+/**
+ * Rows as the JSON array `jsonb_populate_recordset` expands: each field under
+ * its column's name, the session's key left out (the statement adds it).
+ */
+function records<C extends Record<string, { name: string }>>(
+	columns: C,
+	rows: ReadonlyArray<Partial<Record<keyof C, unknown>>>,
+): string {
+	const fields = Object.keys(columns).filter((f) => f !== "sessionKey");
+	return JSON.stringify(
+		rows.map((row) =>
+			Object.fromEntries(fields.map((f) => [(columns[f] as { name: string }).name, row[f] ?? null])),
 		),
 	);
-	return JSON.stringify(records);
+}
+
+/** Entry rows and their rollup rows (session/rollup.ts), as the statements below take them. */
+function entryRecords(rows: readonly StoredEntry[]): string {
+	return records(entryTable, entryInserts(rows));
+}
+
+function rollupRecords(rows: readonly StoredEntry[]): string {
+	return records(rollupTable, rollupRows(rows));
 }
 
 /**
@@ -41,6 +60,27 @@ function insertEntries(key: SQL, records: SQL, from?: SQL): SQL {
 		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${entries}, ${records}::jsonb) as r`;
 }
 
+/**
+ * Adds rollup rows given as one JSON parameter to the session's rollups: a
+ * new key is inserted, a known one has each figure added (figures are sums:
+ * session/rollup.ts). The rows are grouped by key, so no row is touched twice
+ * by one statement. Like insertEntries, `from` decides whether they go in.
+ */
+function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
+	const names = rollupFields.map((f) => sql.identifier(rollupTable[f].name));
+	const values = rollupFields.map((f) =>
+		f === "sessionKey" ? key : sql`r.${sql.identifier(rollupTable[f].name)}`,
+	);
+	const added = ROLLUP_FIGURES.map((f) => {
+		const column = sql.identifier(rollupTable[f].name);
+		return sql`${column} = ${usageRollups}.${column} + excluded.${column}`;
+	});
+	return sql`insert into ${usageRollups} (${sql.join(names, sql`, `)})
+		select ${sql.join(values, sql`, `)}
+		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${usageRollups}, ${rollups}::jsonb) as r
+		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}`;
+}
+
 /** Rows inserted per statement on import and fork (progress is reported per batch). */
 const INSERT_BATCH = 1000;
 
@@ -53,8 +93,24 @@ export async function insertEntryBatches(
 ): Promise<void> {
 	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
 		const batch = rows.slice(i, i + INSERT_BATCH);
-		await db.execute(insertEntries(sql`${sessionKey}::integer`, sql`${entryRecords(batch)}`));
+		const key = sql`${sessionKey}::integer`;
+		await db.execute(
+			sql`with rolled as (${addRollups(key, sql`${rollupRecords(batch)}`)})
+				${insertEntries(key, sql`${entryRecords(batch)}`)}`,
+		);
 		onBatch?.(i + batch.length);
+	}
+}
+
+/** Adds the rollups of a session's entries (a rebuild), in batches like insertEntryBatches. */
+export async function addRollupBatches(
+	db: Db,
+	sessionKey: number,
+	rows: readonly StoredEntry[],
+): Promise<void> {
+	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+		const batch = rows.slice(i, i + INSERT_BATCH);
+		await db.execute(addRollups(sql`${sessionKey}::integer`, sql`${rollupRecords(batch)}`));
 	}
 }
 
@@ -87,7 +143,9 @@ export function appendStatement(
 	rows: readonly StoredEntry[],
 	next: SessionPointer,
 ): SQL {
-	return sql`with appended as (${insertEntries(sessionKeyOf(ws, sessionId), sql`${entryRecords(rows)}`)})
+	const key = sessionKeyOf(ws, sessionId);
+	return sql`with appended as (${insertEntries(key, sql`${entryRecords(rows)}`)}),
+		rolled as (${addRollups(key, sql`${rollupRecords(rows)}`)})
 		update ${sessions} set ${setPointer({
 			leafId: sql`${next.leafId}`,
 			leafDepth: sql`${next.leafDepth}`,
@@ -124,6 +182,8 @@ export function conditionalAppend(): SQL {
 			returning ${sessions.key} as key
 		), appended as (
 			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}
+		), rolled as (
+			${addRollups(sql`moved.key`, sql`${p("rollups")}::text`, sql`moved`)}
 		)
 		select count(*)::integer as applied from moved`;
 }
@@ -141,6 +201,7 @@ export function conditionalAppendValues(
 		sessionId,
 		expectedSeq,
 		rows: entryRecords(rows),
+		rollups: rollupRecords(rows),
 		leafId: next.leafId,
 		leafDepth: next.leafDepth,
 		lastSeq: next.lastSeq,

@@ -88,6 +88,8 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 			},
 			...(options.announce ? { announce: options.announce } : {}),
 		});
+		// A database from before rollups: its sessions' rollups are made once, here (resumable).
+		await store.rebuildRollups({ missingOnly: true });
 		await store.analyze();
 		return store;
 	} catch (error) {
@@ -142,5 +144,12 @@ export async function openPostgres(
 		...(options.announce ? { announce: options.announce } : {}),
 		...(options.optimisticAttempts === undefined ? {} : { optimisticAttempts: options.optimisticAttempts }),
 	});
+	try {
+		// A database from before rollups: its sessions' rollups are made once, here (resumable).
+		await store.rebuildRollups({ missingOnly: true });
+	} catch (error) {
+		await store.close();
+		throw error;
+	}
 	return codingDatabaseErrors(store);
 }

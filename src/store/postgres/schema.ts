@@ -7,6 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import {
+	doublePrecision,
 	foreignKey,
 	index,
 	integer,
@@ -82,5 +83,46 @@ export const entries = pgTable(
 		index("entries_label_targets")
 			.on(t.sessionKey, sql`(${t.payload}->>'targetId')`, t.seq)
 			.where(sql`${t.type} = 'label'`),
+	],
+);
+
+/**
+ * Activity per session, quarter hour and dimension (session/rollup.ts): the
+ * figures of exactly the entries with that key. Written by the statement that
+ * writes those entries (./inserts.ts), so a committed entry is always counted
+ * and a rolled-back one never; only that session's writers touch its rows, and
+ * they are already queued on its row. Rebuildable from the log
+ * (`npm run rollups -- rebuild`).
+ */
+export const usageRollups = pgTable(
+	"usage_rollups",
+	{
+		sessionKey: integer("session_key").notNull(),
+		bucket: timestamp("bucket", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+		entryType: text("entry_type").$type<EntryType>().notNull(),
+		/** "" where the dimension does not apply (a key column cannot be null). */
+		role: text("role").notNull(),
+		provider: text("provider").notNull(),
+		model: text("model").notNull(),
+		author: text("author").notNull(),
+		entries: integer("entries").notNull(),
+		toolCalls: integer("tool_calls").notNull(),
+		toolResults: integer("tool_results").notNull(),
+		toolErrors: integer("tool_errors").notNull(),
+		// Sums of whatever the messages say: fractional in odd files, past 2^31 over a workspace.
+		inputTokens: doublePrecision("input_tokens").notNull(),
+		outputTokens: doublePrecision("output_tokens").notNull(),
+		cacheReadTokens: doublePrecision("cache_read_tokens").notNull(),
+		cacheWriteTokens: doublePrecision("cache_write_tokens").notNull(),
+		totalTokens: doublePrecision("total_tokens").notNull(),
+		cost: doublePrecision("cost").notNull(),
+	},
+	(t) => [
+		// A workspace's time range reads its sessions' keys, then each one's buckets: this key's prefix.
+		primaryKey({
+			name: "usage_rollups_pk",
+			columns: [t.sessionKey, t.bucket, t.entryType, t.role, t.provider, t.model, t.author],
+		}),
+		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
 	],
 );

@@ -1,7 +1,9 @@
+import { and, eq, sql } from "drizzle-orm";
 import { projectContext } from "../../session/context.js";
 import type { DraftEntry, EntryType, LabelEntry, SessionContext, StoredEntry } from "../../session/entry.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import { isStorableText } from "../../session/validate.js";
 import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
@@ -16,6 +18,7 @@ import {
 	type ImportOptions,
 	type Page,
 	type PathQuery,
+	type RebuildRollupsOptions,
 	type SessionPageArgs,
 	type SessionRecord,
 	type SessionStore,
@@ -29,7 +32,8 @@ import {
 	TreeWrites,
 	type WriteOutcome,
 } from "../write.js";
-import { insertEntryBatches, statementTimeout } from "./inserts.js";
+import { addRollupBatches, insertEntryBatches, statementTimeout } from "./inserts.js";
+import { rollupMetrics } from "./metrics.js";
 import {
 	childRows,
 	countByType,
@@ -48,6 +52,7 @@ import {
 	tipRows,
 } from "./queries.js";
 import { setLabels, toRecord, toStored } from "./rows.js";
+import { sessions, usageRollups } from "./schema.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
 import { PgWrites } from "./writes.js";
@@ -291,6 +296,55 @@ export class PgStore extends TreeWrites implements SessionStore {
 			rawMessages: query.rawMessages === true,
 		});
 		return projectContext(path.map((e) => e.entry));
+	}
+
+	/**
+	 * Rollups recomputed from the logs: every session's, or (`missingOnly`)
+	 * those of sessions that have entries and no rollup row, i.e. written
+	 * before rollups existed; a rebuild stopped halfway resumes there. Each
+	 * session in a transaction holding its row lock: its writes wait, so no
+	 * entry is counted twice or missed. Returns the sessions rebuilt.
+	 */
+	async rebuildRollups(options: RebuildRollupsOptions = {}): Promise<number> {
+		const missing = sql`not exists (select 1 from ${usageRollups} where ${usageRollups.sessionKey} = ${sessions.key})`;
+		const targets = await this.db
+			.select({ key: sessions.key, ws: sessions.workspaceId, id: sessions.id })
+			.from(sessions)
+			.where(and(sql`${sessions.entryCount} > 0`, options.missingOnly ? missing : undefined))
+			.orderBy(sessions.key);
+		let rebuilt = 0;
+		for (const [index, { key, ws, id }] of targets.entries()) {
+			const made = await this.db.transaction(async (tx) => {
+				await this.bulkTimeout(tx);
+				const [locked] = await tx
+					.select({ key: sessions.key })
+					.from(sessions)
+					.where(and(eq(sessions.key, key), options.missingOnly ? missing : undefined))
+					.for("update");
+				if (!locked) return false;
+				await tx.delete(usageRollups).where(eq(usageRollups.sessionKey, key));
+				const rows = await entryLogRows(tx, ws, id, {
+					afterSeq: 0,
+					beforeSeq: undefined,
+					types: undefined,
+					limit: undefined,
+					fromEnd: false,
+				});
+				await addRollupBatches(
+					tx,
+					key,
+					rows.map((r) => toStored(r, id)),
+				);
+				return true;
+			});
+			if (made) rebuilt++;
+			options.onSession?.(index + 1, targets.length);
+		}
+		return rebuilt;
+	}
+
+	async metrics(ws: string, query: MetricsQuery): Promise<MetricsResult> {
+		return rollupMetrics(this.db, ws, checkMetricsQuery(query));
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
