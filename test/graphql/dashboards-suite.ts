@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BackendName, startTestServer, type TestServer } from "../support/server.js";
-import { assistantMessage, ok, uniqueId, userMessage } from "./http.js";
+import { assistantMessage, expectError, ok, uniqueId, userMessage } from "./http.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const piDir = resolve(process.env.PI_FIXTURES_DIR ?? join(repo, "..", "shared", "fixtures", "pi"));
@@ -264,6 +264,152 @@ export function dashboardsSuite(backend: Exclude<BackendName, "memory">): void {
 			const log = await allEntries(sessionId);
 			expect(log).toHaveLength(6);
 			expect(Date.parse(firstActivity as string)).toBeLessThanOrEqual(Date.parse(lastActivity as string));
+		});
+	});
+
+	describe("metrics", () => {
+		const METRICS = `query($q: MetricsQuery!) { metrics(query: $q) {
+			truncated rows { time sessionId session { sessionId } provider model role
+				values { assistantTurns totalTokens cost activeSessions avgCostPerAssistantTurn entries } }
+		} }`;
+		/** A v3 file of one user message and assistant turns at the given times (UTC), with usage. */
+		const file = (sessionId: string, turns: Array<[string, string, number, number]>) =>
+			`${[
+				{
+					type: "session",
+					version: 3,
+					id: sessionId,
+					timestamp: "2026-03-01T00:00:00.000Z",
+					cwd: `/dash/${sessionId}`,
+				},
+				{
+					type: "message",
+					id: "u",
+					parentId: null,
+					timestamp: "2026-03-01T00:00:00.000Z",
+					message: userMessage("go"),
+				},
+				...turns.map(([timestamp, model, tokens, cost], i) => ({
+					type: "message",
+					id: `a${i}`,
+					parentId: i === 0 ? "u" : `a${i - 1}`,
+					timestamp,
+					message: {
+						...assistantMessage(`turn ${i}`, model),
+						usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: cost } },
+					},
+				})),
+			]
+				.map((line) => JSON.stringify(line))
+				.join("\n")}\n`;
+
+		it("answers tokens and cost by day and model in a time zone, ordered by cost", async () => {
+			const one = uniqueId("dash");
+			const two = uniqueId("dash");
+			for (const [id, turns] of [
+				[
+					one,
+					[
+						// 23:30 UTC on March 1 is already March 2 in Berlin (UTC+1).
+						["2026-03-01T23:30:00.000Z", "small", 100, 0.5],
+						["2026-03-02T10:00:00.000Z", "large", 1000, 4],
+					],
+				],
+				[two, [["2026-03-02T12:00:00.000Z", "small", 50, 0.25]]],
+			] as const)
+				await ok(
+					server,
+					`mutation($input: ImportSessionInput!) { importSession(input: $input) { sessionId } }`,
+					{
+						input: { jsonl: file(id, turns as never), sessionId: id },
+					},
+				);
+			const { metrics } = await ok<{ metrics: { truncated: boolean; rows: Array<Record<string, unknown>> } }>(
+				server,
+				METRICS,
+				{
+					q: {
+						measures: [
+							"ASSISTANT_TURNS",
+							"TOTAL_TOKENS",
+							"COST",
+							"ACTIVE_SESSIONS",
+							"AVG_COST_PER_ASSISTANT_TURN",
+						],
+						dimensions: ["TIME", "MODEL"],
+						timeZone: "Europe/Berlin",
+						filter: { sessionIds: [one, two], providers: ["anthropic"] },
+						orderBy: [{ measure: "COST", descending: true }],
+					},
+				},
+			);
+			expect(metrics).toEqual({
+				truncated: false,
+				rows: [
+					{
+						time: "2026-03-01T23:00:00.000Z",
+						sessionId: null,
+						session: null,
+						provider: null,
+						model: "large",
+						role: null,
+						values: {
+							assistantTurns: 1,
+							totalTokens: 1000,
+							cost: 4,
+							activeSessions: 1,
+							avgCostPerAssistantTurn: 4,
+							entries: null,
+						},
+					},
+					{
+						time: "2026-03-01T23:00:00.000Z",
+						sessionId: null,
+						session: null,
+						provider: null,
+						model: "small",
+						role: null,
+						values: {
+							assistantTurns: 2,
+							totalTokens: 150,
+							cost: 0.75,
+							activeSessions: 2,
+							avgCostPerAssistantTurn: 0.375,
+							entries: null,
+						},
+					},
+				],
+			});
+			// By session, the busiest first, cut at one row.
+			const bySession = await ok<{ metrics: { truncated: boolean; rows: Array<Record<string, unknown>> } }>(
+				server,
+				METRICS,
+				{
+					q: {
+						measures: ["ENTRIES"],
+						dimensions: ["SESSION"],
+						filter: { sessionIds: [one, two] },
+						orderBy: [{ measure: "ENTRIES", descending: true }],
+						limit: 1,
+					},
+				},
+			);
+			expect(bySession.metrics.truncated).toBe(true);
+			expect(bySession.metrics.rows).toMatchObject([
+				{ sessionId: one, session: { sessionId: one }, values: { entries: 3 } },
+			]);
+		});
+
+		it("refuses a malformed query with INVALID_INPUT naming the field", async () => {
+			const base = { measures: ["ENTRIES"] };
+			for (const [q, field] of [
+				[{ ...base, filter: { from: "2026-03-01T00:05:00.000Z" } }, "filter.from"],
+				[{ ...base, timeZone: "Nowhere/Else" }, "timeZone"],
+				[{ ...base, limit: 100_000 }, "limit"],
+				[{ ...base, orderBy: [{ measure: "ENTRIES", dimension: "MODEL" }] }, "orderBy"],
+				[{ ...base, orderBy: [{ dimension: "MODEL" }] }, "orderBy"],
+			] as const)
+				expectError(await server.request(METRICS, { q }), "INVALID_INPUT", { field });
 		});
 	});
 

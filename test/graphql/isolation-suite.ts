@@ -169,6 +169,23 @@ export function isolationSuite(backend: BackendName) {
 			expect(data.sessions.edges.map((e) => e.node.sessionId)).not.toContain(secret);
 			expect(data.sessions.edges.length).toBe(data.sessions.totalCount);
 		},
+		metrics: async () => {
+			type Metrics = { metrics: { rows: Array<{ sessionId: string | null; values: { entries: number } }> } };
+			const q = `query ($q: MetricsQuery!) { metrics(query: $q) { rows { sessionId values { entries } } } }`;
+			// B's session has entries: B counts them, A neither sees the session nor counts them.
+			const bobs = await okAs<Metrics>(bob, q, {
+				q: { measures: ["ENTRIES"], filter: { sessionIds: [secret] } },
+			});
+			expect(bobs.metrics.rows[0]?.values.entries).toBeGreaterThan(0);
+			const named = await okAs<Metrics>(alice, q, {
+				q: { measures: ["ENTRIES"], filter: { sessionIds: [secret] } },
+			});
+			expect(named.metrics.rows).toEqual([{ sessionId: null, values: { entries: 0 } }]);
+			const all = await okAs<Metrics>(alice, q, {
+				q: { measures: ["ENTRIES"], dimensions: ["SESSION"], limit: 10000 },
+			});
+			expect(all.metrics.rows.map((r) => r.sessionId)).not.toContain(secret);
+		},
 		node: async () => {
 			// The global ids B's own reads return, used by A.
 			const ids = await okAs<{
