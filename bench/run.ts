@@ -27,6 +27,7 @@ import { type BaselineSide, CASES, type ReadSession } from "./cases.js";
 import { FANOUT_FULL_PLAN, FANOUT_QUICK_PLAN, runFanoutSection } from "./fanout.js";
 import { FULL_PLAN, QUICK_PLAN, runHttpSection } from "./http.js";
 import { measure, type Stats } from "./measure.js";
+import { METRICS_FULL_PLAN, METRICS_QUICK_PLAN, runMetricsSection } from "./metrics.js";
 import { createBenchDatabase, serverVersion, startServer } from "./postgres.js";
 import { type CaseResult, formatJson, formatLegend, formatTable, type RunInfo, ratioOf } from "./report.js";
 import { loadSessionFile, WORKSPACE } from "./workload.js";
@@ -188,6 +189,9 @@ async function main(): Promise<void> {
 		process.stdout.write(`\n${await runHttpSection(server, quick ? QUICK_PLAN : FULL_PLAN, label)}`);
 		process.stdout.write(
 			`\n${await runFanoutSection(server, quick ? FANOUT_QUICK_PLAN : FANOUT_FULL_PLAN, label)}`,
+		);
+		process.stdout.write(
+			`\n${await runMetricsSection(server, quick ? METRICS_QUICK_PLAN : METRICS_FULL_PLAN, label)}`,
 		);
 	} finally {
 		await server.stop();
