@@ -59,6 +59,8 @@ export interface ServerLimits {
 	/** Open subscriptions on one WebSocket, and from one client address over any transport. */
 	subscriptionsPerConnection: number;
 	subscriptionsPerClient: number;
+	/** A live metrics query (metricsUpdated) sends at most one result per this many ms. */
+	metricsUpdateMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -80,6 +82,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
 	connectionsPerClient: 256,
 	subscriptionsPerConnection: 100,
 	subscriptionsPerClient: 1000,
+	metricsUpdateMs: 1000,
 };
 
 /** Environment variable of each limit (the README's Limits table lists the same). */
@@ -102,6 +105,7 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof ServerLimits, string>> = {
 	connectionsPerClient: "MAX_CONNECTIONS_PER_CLIENT",
 	subscriptionsPerConnection: "MAX_SUBSCRIPTIONS_PER_CONNECTION",
 	subscriptionsPerClient: "MAX_SUBSCRIPTIONS_PER_CLIENT",
+	metricsUpdateMs: "METRICS_UPDATE_INTERVAL_MS",
 };
 
 export const INPUT_LIMIT_VARIABLES: Readonly<Record<keyof InputLimits, string>> = {

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
 			ordinaryMs: config.limits.statementTimeoutMs,
 			bulkMs: config.limits.bulkStatementTimeoutMs,
 		},
+		metricsIntervalMs: config.limits.metricsUpdateMs,
 	});
 	const running = await serve({
 		services,

@@ -21,6 +21,8 @@ export interface Services {
 export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts"> {
 	/** Live events a slow subscriber may fall behind by. */
 	bufferSize?: number;
+	/** A live metrics query sends at most one result per this many ms. */
+	metricsIntervalMs?: number;
 }
 
 export async function openServices(
@@ -55,6 +57,7 @@ export async function openServices(
 		bus,
 		logger,
 		...(options.bufferSize === undefined ? {} : { bufferSize: options.bufferSize }),
+		...(options.metricsIntervalMs === undefined ? {} : { metricsIntervalMs: options.metricsIntervalMs }),
 	});
 	return {
 		store,

@@ -8,10 +8,12 @@
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
+import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 import { type ActivityEvent, ActivityFanOut } from "./activity.js";
 import type { BusListener, EventBus } from "./bus.js";
 import { EntryStream } from "./entry-stream.js";
+import { MetricsUpdates } from "./metrics-updates.js";
 
 export type { ActivityEvent, ActivityKind } from "./activity.js";
 
@@ -31,6 +33,8 @@ export interface LiveOptions {
 	 * in-process one (its notices are calls in this process and cannot be lost).
 	 */
 	safetyReadMs?: number | null;
+	/** A live metrics query sends at most one result per this many ms (default 1,000). */
+	metricsIntervalMs?: number;
 }
 
 const SAFETY_READ_MS = 2_000;
@@ -154,6 +158,7 @@ export class LiveEvents {
 	private readonly activity: ActivityFanOut;
 	private detach: (() => void) | undefined;
 	private readonly safetyReadMs: number | null;
+	private readonly metricsIntervalMs: number;
 	private safetyTimer: NodeJS.Timeout | undefined;
 	/** Set by close(): subscriptions that were still starting end, and no new ones start. */
 	private closed = false;
@@ -164,6 +169,7 @@ export class LiveEvents {
 		this.logger = options.logger;
 		this.bufferSize = options.bufferSize ?? 1000;
 		this.batchSize = options.batchSize ?? 500;
+		this.metricsIntervalMs = options.metricsIntervalMs ?? 1000;
 		this.safetyReadMs =
 			options.safetyReadMs !== undefined
 				? options.safetyReadMs
@@ -342,6 +348,21 @@ export class LiveEvents {
 	 * workspace, live. A subscriber more than `bufferSize` events behind is
 	 * ended with LIMIT_EXCEEDED.
 	 */
+	/** A metrics query's result now, then again whenever the workspace's commits change it (./metrics-updates.ts). */
+	async metricsUpdates(ws: string, query: MetricsQuery): Promise<AsyncIterableIterator<MetricsResult>> {
+		// Listening before the first read: a commit in between is heard, not lost.
+		const changes = this.activityEvents(ws);
+		let first: MetricsResult;
+		try {
+			first = await this.store.metrics(ws, query);
+		} catch (error) {
+			// A malformed query (INVALID_INPUT) fails the subscription before it starts.
+			await changes.return?.();
+			throw error;
+		}
+		return new MetricsUpdates(changes, () => this.store.metrics(ws, query), this.metricsIntervalMs, first);
+	}
+
 	activityEvents(ws: string): AsyncIterableIterator<ActivityEvent> {
 		this.attach();
 		const stream = this.activity.subscribe(ws);

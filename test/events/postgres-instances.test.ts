@@ -44,7 +44,8 @@ describe("live updates across two instances on one Postgres", () => {
 	};
 
 	beforeAll(async () => {
-		a = await startTestServer("postgres");
+		// Live metrics send at most one result per 250 ms here (1 s by default).
+		a = await startTestServer("postgres", { metricsIntervalMs: 250 });
 		b = await startTestServer("postgres", a.databaseUrl ? { databaseUrl: a.databaseUrl } : {});
 		admin = postgres(a.databaseUrl ?? "", { max: 1, onnotice: () => {} });
 	});
@@ -98,6 +99,62 @@ describe("live updates across two instances on one Postgres", () => {
 		}
 		// Instance B held no subscription of its own: delivery to A went through Postgres.
 		expect(b.services.live.subscriptionCount).toBe(0);
+	});
+
+	it("a metricsUpdated subscriber on A sees B's commits within a second, bursts coalesced, the last total exact", async () => {
+		await createSession(b, "metrics-across");
+		type Metrics = { metricsUpdated: { rows: Array<{ values: { entries: number; userTurns: number } }> } };
+		const entriesOf = (r: { data?: unknown }) =>
+			(r.data as Metrics | undefined)?.metricsUpdated.rows[0]?.values.entries ?? -1;
+		const client = TRANSPORTS[0]?.subscribe(
+			a,
+			`subscription ($q: MetricsQuery!) { metricsUpdated(query: $q) { rows { values { entries userTurns } } } }`,
+			{ q: { measures: ["ENTRIES", "USER_TURNS"], filter: { sessionIds: ["metrics-across"] } } },
+		) as SubscriptionClient;
+		opened.push(client);
+		const [first] = await within(
+			WAIT,
+			"the first result",
+			collect(client, () => true),
+		);
+		expect(entriesOf(first as { data?: unknown })).toBe(0);
+
+		await append(b, "metrics-across", "m1");
+		const committed = performance.now();
+		await within(
+			WAIT,
+			"the total after one commit on B",
+			collect(client, (r) => entriesOf(r) === 1),
+		);
+		expect(performance.now() - committed).toBeLessThan(1000);
+
+		// A burst of 20 commits: far fewer than 20 results, the last one exact.
+		await pool(20, 20, (i) => append(b, "metrics-across", `burst${i}`));
+		const burst = await within(
+			WAIT,
+			"the total after the burst",
+			collect(client, (r) => entriesOf(r) === 21),
+		);
+		expect(burst.length).toBeLessThan(10);
+		expect(burst.map(entriesOf)).toEqual([...burst.map(entriesOf)].sort((x, y) => x - y));
+		const last = burst.at(-1)?.data as Metrics | undefined;
+		expect(last?.metricsUpdated.rows[0]?.values.userTurns).toBe(21);
+	});
+
+	it("metricsUpdated refuses a malformed query with INVALID_INPUT and keeps nothing attached", async () => {
+		const client = TRANSPORTS[1]?.subscribe(
+			a,
+			`subscription ($q: MetricsQuery!) { metricsUpdated(query: $q) { truncated } }`,
+			{ q: { measures: ["ENTRIES"], timeZone: "Nowhere/Else" } },
+		) as SubscriptionClient;
+		opened.push(client);
+		const [result] = await within(
+			WAIT,
+			"the refusal",
+			collect(client, () => true),
+		);
+		expect(result?.errors?.[0]?.extensions?.code).toBe("INVALID_INPUT");
+		await allReleased(a);
 	});
 
 	it("killing the listening connections with pg_terminate_backend during writes loses nothing", async () => {

@@ -304,6 +304,33 @@ export function isolationSuite(backend: BackendName) {
 		expect(JSON.stringify(results)).not.toContain(secret);
 	};
 
+	SUBSCRIPTION.metricsUpdated = async (endpoint) => {
+		const client = sseOrWs(endpoint)(
+			`subscription { metricsUpdated(query: { measures: [ENTRIES], dimensions: [SESSION], limit: 10000 }) { rows { sessionId } } }`,
+		);
+		await waitForSubscribers(1);
+		// B writes first, then A: A's totals must come to show A's session and never B's.
+		await okAs(
+			bob,
+			`mutation ($m: JSON!) { appendEntry(input: { sessionId: "${secret}", entry: { message: $m } }) { created } }`,
+			{ m: userMessage("B, not counted for A") },
+		);
+		const own = uniqueId("a-metrics");
+		await okAs(alice, `mutation { createSession(input: { sessionId: "${own}" }) { sessionId } }`);
+		await okAs(
+			alice,
+			`mutation ($m: JSON!) { appendEntry(input: { sessionId: "${own}", entry: { message: $m } }) { created } }`,
+			{ m: userMessage("A's own") },
+		);
+		const results = await within(
+			5_000,
+			"A's own session in A's metrics",
+			collect(client, (r) => JSON.stringify(r).includes(own)),
+		);
+		await client.close();
+		expect(JSON.stringify(results)).not.toContain(secret);
+	};
+
 	let transport: "sse" | "ws" = "sse";
 	const sseOrWs = (endpoint: Endpoint) => (query: string) =>
 		transport === "sse" ? sseSubscribe(endpoint, query) : wsSubscribe(endpoint, query);

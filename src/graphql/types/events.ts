@@ -19,7 +19,7 @@ import { LeafEntryRef } from "./entry.js";
 interface StreamFailure {
 	failure: unknown;
 }
-type Item<T> = T | StreamFailure;
+export type Item<T> = T | StreamFailure;
 const isFailure = <T>(item: Item<T>): item is StreamFailure =>
 	typeof item === "object" && item !== null && "failure" in item;
 
@@ -39,7 +39,7 @@ const isFailure = <T>(item: Item<T>): item is StreamFailure =>
  * consumer's `next()` instead of arriving as the StreamFailure item both
  * transports report the same way.
  */
-function guarded<T>(
+export function guarded<T>(
 	source: AsyncIterator<T>,
 	keep: (item: T) => boolean = () => true,
 ): AsyncIterableIterator<Item<T>> {
@@ -74,7 +74,7 @@ function guarded<T>(
  * between events) and a full result budget of its own. The operation's context
  * keeps its objects; only their state starts over.
  */
-function eventPayload<T>(item: Item<T>, context: GraphQLContext): T {
+export function eventPayload<T>(item: Item<T>, context: GraphQLContext): T {
 	if (isFailure(item)) {
 		const { failure } = item;
 		throw failure instanceof SessionError ? toGraphQLError(failure) : failure;

@@ -12,12 +12,14 @@ import {
 	MEASURES,
 	type Measure,
 	type MetricsOrder,
+	type MetricsQuery,
 	type MetricsResult,
 	type MetricsRow,
 } from "../../session/metrics.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { EntryTypeEnum, SessionRef } from "../refs.js";
+import { eventPayload, guarded, type Item } from "./events.js";
 
 const screaming = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 
@@ -163,6 +165,29 @@ function orderOf(order: {
 	return { by, descending: order.descending ?? false };
 }
 
+type MetricsQueryArg = typeof MetricsQueryInput.$inferInput;
+
+/** The GraphQL input as the session layer's query (defaults filled in; checked by the store). */
+function metricsQueryOf(query: MetricsQueryArg): MetricsQuery {
+	const { filter } = query;
+	return {
+		measures: query.measures,
+		dimensions: query.dimensions ?? [],
+		granularity: query.granularity ?? "day",
+		timeZone: query.timeZone ?? "UTC",
+		filter: {
+			...(filter?.from ? { from: filter.from } : {}),
+			...(filter?.to ? { to: filter.to } : {}),
+			...(filter?.sessionIds ? { sessionIds: filter.sessionIds } : {}),
+			...(filter?.providers ? { providers: filter.providers } : {}),
+			...(filter?.models ? { models: filter.models } : {}),
+			...(filter?.cwdPrefix != null ? { cwdPrefix: filter.cwdPrefix } : {}),
+		},
+		orderBy: (query.orderBy ?? []).map(orderOf),
+		limit: query.limit ?? DEFAULT_METRICS_LIMIT,
+	};
+}
+
 builder.queryField("metrics", (t) =>
 	t.field({
 		type: MetricsResultRef,
@@ -172,24 +197,25 @@ builder.queryField("metrics", (t) =>
 		// Rows are charged to the result budget as they come.
 		complexity: 20,
 		resolve: async (_, { query }, { store, workspaceId, budget }) => {
-			const { filter } = query;
-			const result = await store.metrics(workspaceId, {
-				measures: query.measures,
-				dimensions: query.dimensions ?? [],
-				granularity: query.granularity ?? "day",
-				timeZone: query.timeZone ?? "UTC",
-				filter: {
-					...(filter?.from ? { from: filter.from } : {}),
-					...(filter?.to ? { to: filter.to } : {}),
-					...(filter?.sessionIds ? { sessionIds: filter.sessionIds } : {}),
-					...(filter?.providers ? { providers: filter.providers } : {}),
-					...(filter?.models ? { models: filter.models } : {}),
-					...(filter?.cwdPrefix != null ? { cwdPrefix: filter.cwdPrefix } : {}),
-				},
-				orderBy: (query.orderBy ?? []).map(orderOf),
-				limit: query.limit ?? DEFAULT_METRICS_LIMIT,
-			});
+			const result = await store.metrics(workspaceId, metricsQueryOf(query));
 			spend(budget, result.rows);
+			return result;
+		},
+	}),
+);
+
+builder.subscriptionField("metricsUpdated", (t) =>
+	t.field({
+		type: MetricsResultRef,
+		description:
+			"The result of a metrics query now, then a fresh one whenever commits (on any instance) change it: at most one per METRICS_UPDATE_INTERVAL_MS (default 1 s).",
+		args: { query: t.arg({ type: MetricsQueryInput, required: true }) },
+		complexity: 20,
+		subscribe: async (_, { query }, { live, workspaceId }) =>
+			guarded(await live.metricsUpdates(workspaceId, metricsQueryOf(query))),
+		resolve: (item: Item<MetricsResult>, _args, context) => {
+			const result = eventPayload(item, context);
+			spend(context.budget, result.rows);
 			return result;
 		},
 	}),
