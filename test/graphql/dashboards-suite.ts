@@ -104,7 +104,7 @@ const toolFailed = {
 	timestamp: 1_767_225_603_000,
 };
 
-export function dashboardsSuite(backend: Exclude<BackendName, "memory">): void {
+export function dashboardsSuite(backend: BackendName): void {
 	let server: TestServer;
 	beforeAll(async () => {
 		server = await startTestServer(backend);

@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { dashboardsSuite } from "./dashboards-suite.js";
 
-describe("Dashboards over HTTP: pglite", () => {
-	dashboardsSuite("pglite");
+describe("Dashboards over HTTP: memory", () => {
+	dashboardsSuite("memory");
 });

@@ -167,7 +167,7 @@ function dimensionValue(d: Dimension, stored: StoredEntry, query: MetricsQuery):
 	}
 }
 
-function valueOf(measure: Measure, m: Measures, sessions: number): number | null {
+function recomputed(measure: Measure, m: Measures, sessions: number): number | null {
 	if (measure === "activeSessions") return sessions;
 	if (measure === "avgTotalTokensPerAssistantTurn")
 		return m.assistantTurns === 0 ? null : m.totalTokens / m.assistantTurns;
@@ -204,7 +204,7 @@ function recompute(query: MetricsQuery, logs: ReadonlyArray<{ record: SessionRec
 	}
 	const rows = [...groups.values()].map(({ row, entries, sessions }) => {
 		const measured = measureEntries(entries);
-		for (const m of query.measures) row.values[m] = valueOf(m, measured, sessions.size);
+		for (const m of query.measures) row.values[m] = recomputed(m, measured, sessions.size);
 		return row;
 	});
 	rows.sort(compareRows(query));
