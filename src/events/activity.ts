@@ -33,6 +33,8 @@ export interface ActivityEvent {
 	session: SessionRecord;
 	seq: number;
 	at: string;
+	/** The entry the event announces (a feed shows it without another read); null for CREATED. */
+	entry: StoredEntry | null;
 }
 
 export interface ActivityOptions {
@@ -260,11 +262,17 @@ export class ActivityFanOut {
 				if (!session || !streams) return;
 				const events: ActivityEvent[] = [];
 				if (created) {
-					events.push({ kind: "CREATED", session, seq: range.createdSeq ?? 0, at: session.createdAt });
+					events.push({
+						kind: "CREATED",
+						session,
+						seq: range.createdSeq ?? 0,
+						at: session.createdAt,
+						entry: null,
+					});
 					created = false;
 				}
 				for (const row of rows)
-					events.push({ kind: kindOf(row), session, seq: row.seq, at: row.entry.timestamp });
+					events.push({ kind: kindOf(row), session, seq: row.seq, at: row.entry.timestamp, entry: row });
 				const targets = [...streams];
 				for (const event of events) for (const stream of targets) stream.push(event);
 				const last = rows.at(-1);

@@ -341,6 +341,41 @@ export function describeSubscriptions(backend: Exclude<BackendName, "memory">): 
 					for (const e of events) expect(Number.isNaN(Date.parse(e.at))).toBe(false);
 				});
 
+				it("sessionActivity(sessionIds) shows only those sessions, each event carrying its entry, typed", async () => {
+					const id = sid("activity-only");
+					const skipped = sid("activity-skipped");
+					const sub = open(
+						`subscription ($ids: [String!]) { sessionActivity(sessionIds: $ids) {
+							kind seq session { sessionId }
+							entry { entryId type ... on MessageEntry { role preview usage { totalTokens } } }
+						} }`,
+						{ ids: [id] },
+					);
+					await subscriptionsReach(server, 1);
+					// The skipped session is written first: were it shown, it would come first.
+					await createSession(server, skipped);
+					await append(server, skipped, "s1");
+					await createSession(server, id);
+					await append(server, id, "w1", "hello   there");
+					type Activity = { sessionActivity: { kind: string } };
+					const results = await within(
+						WAIT,
+						"the chosen session's events",
+						collect(sub, (r) => (r.data as Activity | null)?.sessionActivity.kind === "APPENDED"),
+					);
+					expect(results.map((r) => r.data)).toEqual([
+						{ sessionActivity: { kind: "CREATED", seq: 0, session: { sessionId: id }, entry: null } },
+						{
+							sessionActivity: {
+								kind: "APPENDED",
+								seq: 1,
+								session: { sessionId: id },
+								entry: { entryId: "w1", type: "MESSAGE", role: "user", preview: "hello there", usage: null },
+							},
+						},
+					]);
+				});
+
 				it("without afterSeq a subscription is live only: it starts after the current end", async () => {
 					const id = sid("live-only");
 					await createSession(server, id);

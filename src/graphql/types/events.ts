@@ -137,6 +137,13 @@ const SessionActivityRef = builder.objectRef<ActivityEvent>("SessionActivity").i
 		session: t.field({ type: SessionRef, resolve: (a) => a.session }),
 		seq: t.exposeInt("seq"),
 		at: t.field({ type: "DateTime", resolve: (a) => a.at }),
+		entry: t.field({
+			type: EntryRef,
+			nullable: true,
+			description:
+				"The entry this event announces, typed (a MessageEntry has role, model, usage, preview): a feed needs no other request. Null for CREATED.",
+			resolve: (a) => a.entry,
+		}),
 	}),
 });
 
@@ -174,7 +181,13 @@ builder.subscriptionFields((t) => ({
 	sessionActivity: t.field({
 		type: SessionActivityRef,
 		description: "Activity across all sessions the caller may read (dashboards): live, one event per change.",
-		subscribe: (_, __, { live, workspaceId }) => guarded(live.activityEvents(workspaceId)),
+		args: {
+			sessionIds: t.arg.stringList({ description: "Only these sessions' activity; default: every session." }),
+		},
+		subscribe: (_, { sessionIds }, { live, workspaceId }) => {
+			const only = sessionIds ? new Set(sessionIds) : null;
+			return guarded(live.activityEvents(workspaceId), (a) => !only || only.has(a.session.sessionId));
+		},
 		resolve: (item: Item<ActivityEvent>, _args, context) => eventPayload(item, context),
 	}),
 }));
