@@ -127,7 +127,11 @@ export function isolationSuite(backend: BackendName) {
 			caller("reader", "team-a", "read"),
 			caller("bob", "team-b", "read write"),
 		]);
-		server = await startTestServer(backend, { authenticate: testAuthenticator(SECRET) });
+		server = await startTestServer(backend, {
+			authenticate: testAuthenticator(SECRET),
+			// Live metrics answer within 100 ms here (1 s by default), so the metricsUpdated case is quick.
+			metricsIntervalMs: 100,
+		});
 		await okAs(
 			bob,
 			`mutation { createSession(input: { sessionId: "${secret}", name: "B's plans" }) { sessionId } }`,

@@ -1239,7 +1239,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			await metricsProperty(
 				() => store(),
 				workspace,
-				backend.name === "memory" ? 60 : backend.name === "pglite" ? 10 : 15,
+				backend.name === "memory" ? 40 : backend.name === "pglite" ? 6 : 8,
 			);
 		});
 
