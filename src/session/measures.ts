@@ -82,7 +82,8 @@ function roleCounts(): Record<string, number> {
 	return Object.create(null) as Record<string, number>;
 }
 
-function countRole(counts: Record<string, number>, role: string, by: number): void {
+/** Adds `by` messages of `role` (the record has no prototype: see roleCounts). */
+export function countRole(counts: Record<string, number>, role: string, by: number): void {
 	counts[role] = (Object.hasOwn(counts, role) ? (counts[role] as number) : 0) + by;
 }
 

@@ -16,6 +16,7 @@
  *   month of any zone is a union of whole buckets.
  */
 import type { AgentMessage, EntryType, StoredEntry } from "./entry.js";
+import { countRole, emptyMeasures, type Measures } from "./measures.js";
 import { summarizeMessage } from "./message-summary.js";
 
 export const BUCKET_MS = 15 * 60 * 1000;
@@ -129,4 +130,50 @@ export function rollupRows(rows: readonly StoredEntry[]): RollupRow[] {
 		else byKey.set(key, row);
 	}
 	return [...byKey.values()];
+}
+
+/**
+ * The measures (./measures.ts) of the entries some rollup rows count: equal
+ * to measuring those entries, however the rows were grouped (the figures are
+ * sums, and the type and role are part of every key).
+ */
+export function measuresOfRollups(
+	rows: Iterable<Pick<RollupKey, "entryType" | "role"> & RollupFigures>,
+): Measures {
+	const m = emptyMeasures();
+	for (const r of rows) {
+		m.entries += r.entries;
+		m.toolCalls += r.toolCalls;
+		m.toolResults += r.toolResults;
+		m.toolErrors += r.toolErrors;
+		m.inputTokens += r.inputTokens;
+		m.outputTokens += r.outputTokens;
+		m.cacheReadTokens += r.cacheReadTokens;
+		m.cacheWriteTokens += r.cacheWriteTokens;
+		m.totalTokens += r.totalTokens;
+		m.cost += r.cost;
+		switch (r.entryType) {
+			case "message":
+				m.messages += r.entries;
+				countRole(m.messagesByRole, r.role, r.entries);
+				if (r.role === "user") m.userTurns += r.entries;
+				if (r.role === "assistant") m.assistantTurns += r.entries;
+				break;
+			case "leaf":
+				m.leafMoves += r.entries;
+				break;
+			case "branch_summary":
+				m.branchSummaries += r.entries;
+				break;
+			case "compaction":
+				m.compactions += r.entries;
+				break;
+			case "label":
+				m.labels += r.entries;
+				break;
+			default:
+				break;
+		}
+	}
+	return m;
 }

@@ -1,8 +1,8 @@
 /**
  * A session's stats read through any store: its whole log and its full
  * active path, measured by the session layer (session/session-stats.ts). One
- * read of each, whatever the backend; a backend with rollups may answer the
- * tree's measures without reading the log.
+ * read of each, whatever the backend; a backend with rollups answers the
+ * tree's measures without reading the log (SessionStore.sessionStats).
  */
 import { type SessionStats, sessionStats } from "../session/session-stats.js";
 import type { SessionStore } from "./store.js";
@@ -12,6 +12,7 @@ export async function readSessionStats(
 	ws: string,
 	sessionId: string,
 ): Promise<SessionStats> {
+	if (store.sessionStats) return store.sessionStats(ws, sessionId);
 	const [log, path] = await Promise.all([
 		store.listEntries(ws, sessionId),
 		store.activePath(ws, sessionId, { full: true }),

@@ -8,6 +8,7 @@
 import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
 import type { SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
+import type { SessionStats } from "../session/session-stats.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
@@ -212,6 +213,12 @@ export interface SessionStore {
 	 * Absent where metrics are computed from the log itself (memory).
 	 */
 	rebuildRollups?(options?: RebuildRollupsOptions): Promise<number>;
+	/**
+	 * A session's stats (session/session-stats.ts) without reading its whole
+	 * log, where the backend keeps rollups; absent: computed from the log
+	 * (store/session-stats.ts).
+	 */
+	sessionStats?(ws: string, sessionId: string): Promise<SessionStats>;
 
 	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<SessionRecord>;
 	exportSession(ws: string, sessionId: string): Promise<string>;

@@ -1,8 +1,8 @@
 /**
  * Property: for random workspaces (imported pi files with random usage and
  * timestamps over two weeks, a session written by appends, moves, summaries
- * and labels, a fork), every metrics query equals a recomputation from the
- * append logs: each entry placed in its group by its own timestamp, the
+ * and labels, a fork), every session's stats and every metrics query equal a
+ * recomputation from the append logs: each entry placed in its group by its own timestamp, the
  * group measured by session/measures.ts. A backend's rollups are never read
  * by the recomputation.
  */
@@ -24,6 +24,8 @@ import {
 	type MetricsRow,
 	timeBucket,
 } from "../../src/session/metrics.js";
+import { sessionStats } from "../../src/session/session-stats.js";
+import { readSessionStats } from "../../src/store/session-stats.js";
 import type { SessionRecord, SessionStore } from "../../src/store/store.js";
 
 const PROVIDERS = ["anthropic", "openai"];
@@ -255,6 +257,11 @@ export async function metricsProperty(
 				ids.push("fork");
 
 				const logs = await logsOf(s, ws);
+				// Each session's stats (rollups and the shape, where the backend keeps them) equal its log measured.
+				for (const { record, log } of logs) {
+					const path = await s.activePath(ws, record.sessionId, { full: true });
+					expect(await readSessionStats(s, ws, record.sessionId)).toEqual(sessionStats(log, path));
+				}
 				for (const q of queries) {
 					const from = q.from === undefined ? undefined : START + q.from * 900_000;
 					const query: MetricsQuery = {

@@ -301,6 +301,9 @@ export class WorkerStore implements SessionStore {
 		const { onSession: _, ...rest } = options;
 		return this.call("rebuildRollups", [rest]);
 	}
+	sessionStats(ws: string, sessionId: string) {
+		return this.call("sessionStats", [ws, sessionId]);
+	}
 	metrics(...args: Parameters<SessionStore["metrics"]>) {
 		return this.call("metrics", args);
 	}
