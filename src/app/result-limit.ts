@@ -11,7 +11,8 @@
  * An operation's data is measured by encoding it: the text is what the
  * response sends (Yoga encodes a result with its `stringify`, which splices
  * the text in), so the data is walked once, not once to measure and once to
- * encode. Stored JSON passed on as text (RawJson) is written in as it stands. A transport that encodes on its own (graphql-ws) encodes it again;
+ * encode; stored JSON passed on as text (RawJson) is written in as it
+ * stands. A transport that encodes on its own (graphql-ws) encodes it again;
  * the verdict holds either way, since it was taken on the real encoding.
  * Subscription events are walked (`measureJson`) before they are encoded.
  */
