@@ -265,12 +265,28 @@ const COUNTED: ReadonlyArray<[keyof Group["counts"], (row: RollupRow) => boolean
 	["labels", (r) => r.entryType === "label"],
 ];
 
+/**
+ * Code point order, as PostgreSQL's "C" collation orders UTF-8 text (`<` on
+ * JS strings compares UTF-16 units, which puts U+E000–U+FFFF after the
+ * characters above U+FFFF).
+ */
+export function compareCodePoints(a: string, b: string): number {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) {
+		const x = a.codePointAt(i) as number;
+		const y = b.codePointAt(i) as number;
+		if (x !== y) return x < y ? -1 : 1;
+		if (x > 0xffff) i++;
+	}
+	return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 const compareText = (a: string | null, b: string | null, descending: boolean): number => {
 	if (a === b) return 0;
 	// Nulls last ascending, first descending (PostgreSQL's default).
 	if (a === null) return descending ? -1 : 1;
 	if (b === null) return descending ? 1 : -1;
-	const order = a < b ? -1 : 1;
+	const order = compareCodePoints(a, b);
 	return descending ? -order : order;
 };
 
