@@ -17,6 +17,7 @@ export default defineConfig({
 			"test/app/logger.test.ts",
 			"test/events/live.test.ts",
 			"test/events/safety-read.test.ts",
+			"test/events/metrics-updates.test.ts",
 			"test/app/shared-results.test.ts",
 			"test/store/memory.test.ts",
 			"test/store/paging.test.ts",

@@ -9,6 +9,7 @@ import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
+import { limitConcurrency } from "../store/limited.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 import { type ActivityEvent, ActivityFanOut } from "./activity.js";
 import type { BusListener, EventBus } from "./bus.js";
@@ -35,6 +36,12 @@ export interface LiveOptions {
 	safetyReadMs?: number | null;
 	/** A live metrics query sends at most one result per this many ms (default 1,000). */
 	metricsIntervalMs?: number;
+	/**
+	 * Metrics queries live subscriptions may run at once on this instance
+	 * (default 2): a client holding many live queries waits for its results
+	 * instead of taking the database from every other request.
+	 */
+	metricsConcurrency?: number;
 }
 
 const SAFETY_READ_MS = 2_000;
@@ -159,6 +166,8 @@ export class LiveEvents {
 	private detach: (() => void) | undefined;
 	private readonly safetyReadMs: number | null;
 	private readonly metricsIntervalMs: number;
+	/** The store for live metrics reads, at most `metricsConcurrency` at once. */
+	private readonly metricsStore: SessionStore;
 	private safetyTimer: NodeJS.Timeout | undefined;
 	/** Set by close(): subscriptions that were still starting end, and no new ones start. */
 	private closed = false;
@@ -170,6 +179,7 @@ export class LiveEvents {
 		this.bufferSize = options.bufferSize ?? 1000;
 		this.batchSize = options.batchSize ?? 500;
 		this.metricsIntervalMs = options.metricsIntervalMs ?? 1000;
+		this.metricsStore = limitConcurrency(options.store, options.metricsConcurrency ?? 2);
 		this.safetyReadMs =
 			options.safetyReadMs !== undefined
 				? options.safetyReadMs
@@ -354,13 +364,18 @@ export class LiveEvents {
 		const changes = this.activityEvents(ws);
 		let first: MetricsResult;
 		try {
-			first = await this.store.metrics(ws, query);
+			first = await this.metricsStore.metrics(ws, query);
 		} catch (error) {
 			// A malformed query (INVALID_INPUT) fails the subscription before it starts.
 			await changes.return?.();
 			throw error;
 		}
-		return new MetricsUpdates(changes, () => this.store.metrics(ws, query), this.metricsIntervalMs, first);
+		return new MetricsUpdates(
+			changes,
+			() => this.metricsStore.metrics(ws, query),
+			this.metricsIntervalMs,
+			first,
+		);
 	}
 
 	activityEvents(ws: string): AsyncIterableIterator<ActivityEvent> {
