@@ -22,8 +22,12 @@ import {
 } from "../support/server.js";
 import { chainJsonl, expectError, ok, uniqueId, userMessage } from "./http.js";
 
-/** An ordinary client's one-row read must answer within this while an attack runs (before the limits: 20–33 s, or never). */
-const SERVED_WITHIN_MS = 500;
+/**
+ * An ordinary client's one-row read must answer within this while an attack
+ * runs (before the limits: 20–33 s, or never). Not tighter: with the suite's
+ * other files running beside it on 2 cores, such a read took up to 565 ms.
+ */
+const SERVED_WITHIN_MS = 1_500;
 
 /** JSON nested `depth` levels: {"a":{"a":…}}. */
 function nested(depth: number): unknown {
