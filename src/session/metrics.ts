@@ -21,8 +21,8 @@
  */
 import type { EntryType } from "./entry.js";
 import { SessionError } from "./errors.js";
-import { SUMS } from "./measures.js";
-import { addFigures, BUCKET_MS, ROLLUP_FIGURES, type RollupFigures, type RollupRow } from "./rollup.js";
+import { type Measures, SUMS } from "./measures.js";
+import { BUCKET_MS, measuresOfRollups, type RollupRow } from "./rollup.js";
 
 /** The measures of ./measures.ts (each a count or a sum), then those only a group has. */
 export const MEASURES = [
@@ -204,11 +204,8 @@ export interface SessionRollups {
 
 interface Group {
 	row: MetricsRow;
-	figures: RollupFigures;
-	counts: Record<
-		"messages" | "userTurns" | "assistantTurns" | "leafMoves" | "branchSummaries" | "compactions" | "labels",
-		number
-	>;
+	/** The group's rollup rows: its measures are theirs (./rollup.ts measuresOfRollups). */
+	rows: RollupRow[];
 	sessions: Set<string>;
 }
 
@@ -228,42 +225,19 @@ function sessionIncluded(filter: MetricsFilter, session: SessionRollups): boolea
 	return true;
 }
 
-/** A measure of a group, from its figures, its counts and its sessions. */
-export function measureOf(
-	measure: Measure,
-	figures: RollupFigures,
-	counts: Group["counts"],
-	sessions: number,
-): number | null {
+/** A measure of a group, from the measures of its entries and its number of sessions. */
+export function measureOf(measure: Measure, measures: Measures, sessions: number): number | null {
 	switch (measure) {
 		case "activeSessions":
 			return sessions;
 		case "avgTotalTokensPerAssistantTurn":
-			return counts.assistantTurns === 0 ? null : figures.totalTokens / counts.assistantTurns;
+			return measures.assistantTurns === 0 ? null : measures.totalTokens / measures.assistantTurns;
 		case "avgCostPerAssistantTurn":
-			return counts.assistantTurns === 0 ? null : figures.cost / counts.assistantTurns;
-		case "messages":
-		case "userTurns":
-		case "assistantTurns":
-		case "leafMoves":
-		case "branchSummaries":
-		case "compactions":
-		case "labels":
-			return counts[measure];
+			return measures.assistantTurns === 0 ? null : measures.cost / measures.assistantTurns;
 		default:
-			return figures[measure];
+			return measures[measure];
 	}
 }
-
-const COUNTED: ReadonlyArray<[keyof Group["counts"], (row: RollupRow) => boolean]> = [
-	["messages", (r) => r.entryType === "message"],
-	["userTurns", (r) => r.entryType === "message" && r.role === "user"],
-	["assistantTurns", (r) => r.entryType === "message" && r.role === "assistant"],
-	["leafMoves", (r) => r.entryType === "leaf"],
-	["branchSummaries", (r) => r.entryType === "branch_summary"],
-	["compactions", (r) => r.entryType === "compaction"],
-	["labels", (r) => r.entryType === "label"],
-];
 
 /**
  * Code point order, as PostgreSQL's "C" collation orders UTF-8 text (`<` on
@@ -351,9 +325,7 @@ export const emptyMetricsRow = (): MetricsRow => ({
 });
 
 function emptyGroup(row: MetricsRow): Group {
-	const figures = Object.fromEntries(ROLLUP_FIGURES.map((f) => [f, 0])) as unknown as RollupFigures;
-	const counts = Object.fromEntries(COUNTED.map(([c]) => [c, 0])) as Group["counts"];
-	return { row, figures, counts, sessions: new Set() };
+	return { row, rows: [], sessions: new Set() };
 }
 
 /** A checked query (checkMetricsQuery) answered over every session's rollup rows. */
@@ -388,16 +360,16 @@ export function metricsOfRollups(query: MetricsQuery, sessions: Iterable<Session
 				group = emptyGroup(row);
 				groups.set(key, group);
 			}
-			addFigures(group.figures, r);
-			for (const [count, applies] of COUNTED) if (applies(r)) group.counts[count] += r.entries;
+			group.rows.push(r);
 			group.sessions.add(session.sessionId);
 		}
 	}
 	// Without dimensions the answer is one row, the totals, even over nothing.
 	if (groups.size === 0 && query.dimensions.length === 0) groups.set("", emptyGroup(emptyMetricsRow()));
 	const rows = [...groups.values()].map((g) => {
+		const measures = measuresOfRollups(g.rows);
 		for (const measure of query.measures)
-			g.row.values[measure] = measureOf(measure, g.figures, g.counts, g.sessions.size);
+			g.row.values[measure] = measureOf(measure, measures, g.sessions.size);
 		return g.row;
 	});
 	rows.sort(compareRows(query));

@@ -115,7 +115,7 @@ export const rollupKeyOf = (k: RollupKey): string =>
 	JSON.stringify([k.bucket, k.entryType, k.role, k.provider, k.model, k.author]);
 
 /** Adds `from`'s figures into `into`. */
-export function addFigures(into: RollupFigures, from: RollupFigures): void {
+function addFigures(into: RollupFigures, from: RollupFigures): void {
 	for (const figure of ROLLUP_FIGURES) into[figure] += from[figure];
 }
 

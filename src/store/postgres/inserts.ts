@@ -13,9 +13,7 @@ import { entryInserts } from "./rows.js";
 import { entries, sessions, usageRollups } from "./schema.js";
 
 const entryTable = getTableColumns(entries);
-const entryFields = Object.keys(entryTable) as Array<keyof typeof entryTable>;
 const rollupTable = getTableColumns(usageRollups);
-const rollupFields = Object.keys(rollupTable) as Array<keyof typeof rollupTable>;
 
 /**
  * Rows as the JSON array `jsonb_populate_recordset` expands: each field under
@@ -43,22 +41,25 @@ function rollupRecords(rows: readonly StoredEntry[]): string {
 }
 
 /**
- * INSERT of entry rows given as one JSON parameter, expanded by the server
- * into the table's own row type: cheap to build for a thousand rows (an
- * import) as for one (an append). The session's key is one expression, not a
- * field of every row; `from` names what it refers to (a CTE), whose rows
- * also decide whether the rows go in at all (none when it has none).
+ * INSERT of rows given as one JSON parameter, expanded by the server into the
+ * table's own row type: cheap to build for a thousand rows (an import) as for
+ * one (an append). The session's key is one expression, not a field of every
+ * row; `from` names what it refers to (a CTE), whose rows also decide
+ * whether the rows go in at all (none when it has none).
  */
-function insertEntries(key: SQL, records: SQL, from?: SQL): SQL {
+function insertRecords(table: typeof entries | typeof usageRollups, key: SQL, records: SQL, from?: SQL): SQL {
+	const columns = Object.values(getTableColumns(table));
 	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
-	const names = entryFields.map((f) => sql.identifier(entryTable[f].name));
-	const values = entryFields.map((f) =>
-		f === "sessionKey" ? key : sql`r.${sql.identifier(entryTable[f].name)}`,
+	const names = columns.map((column) => sql.identifier(column.name));
+	const values = columns.map((column) =>
+		column.name === table.sessionKey.name ? key : sql`r.${sql.identifier(column.name)}`,
 	);
-	return sql`insert into ${entries} (${sql.join(names, sql`, `)})
+	return sql`insert into ${table} (${sql.join(names, sql`, `)})
 		select ${sql.join(values, sql`, `)}
-		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${entries}, ${records}::jsonb) as r`;
+		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${table}, ${records}::jsonb) as r`;
 }
+
+const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entries, key, records, from);
 
 /**
  * Adds rollup rows given as one JSON parameter to the session's rollups: a
@@ -67,17 +68,11 @@ function insertEntries(key: SQL, records: SQL, from?: SQL): SQL {
  * by one statement. Like insertEntries, `from` decides whether they go in.
  */
 function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
-	const names = rollupFields.map((f) => sql.identifier(rollupTable[f].name));
-	const values = rollupFields.map((f) =>
-		f === "sessionKey" ? key : sql`r.${sql.identifier(rollupTable[f].name)}`,
-	);
 	const added = ROLLUP_FIGURES.map((f) => {
 		const column = sql.identifier(rollupTable[f].name);
 		return sql`${column} = ${usageRollups}.${column} + excluded.${column}`;
 	});
-	return sql`insert into ${usageRollups} (${sql.join(names, sql`, `)})
-		select ${sql.join(values, sql`, `)}
-		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${usageRollups}, ${rollups}::jsonb) as r
+	return sql`${insertRecords(usageRollups, key, rollups, from)}
 		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}`;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Metrics on Postgres: one GROUP BY over the workspace's rollup rows
  * (./schema.ts usageRollups), never over entries. The rules are
- * session/metrics.ts's; this is their SQL: each measure below is the sum the
- * session layer's `measureOf` computes from the same figures and counts, and
+ * session/metrics.ts's; this is their SQL: each measure below is what the
+ * session layer's `measureOf` gives for the same rollup rows, and
  * the order is its `compareRows` (text by code point: COLLATE "C"; nulls last
  * ascending, first descending, PostgreSQL's default).
  */
@@ -21,6 +21,7 @@ import {
 import { type Db, list } from "./queries.js";
 import { isoText } from "./rows.js";
 import { usageRollups as r, sessions } from "./schema.js";
+import { executeRows } from "./statements.js";
 
 const sum = (column: SQL | PgColumn, where?: SQL) =>
 	sql`coalesce(sum(${column})${where ? sql` filter (where ${where})` : sql``}, 0)`;
@@ -159,10 +160,7 @@ export async function rollupMetrics(db: Db, ws: string, query: MetricsQuery): Pr
 		) as grouped
 		${order.length > 0 ? sql`order by ${sql.join(order, sql`, `)}` : sql``}
 		limit ${query.limit + 1}`;
-	const result = (await db.execute(statement)) as unknown;
-	const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<
-		Record<string, unknown>
-	>;
+	const rows = await executeRows<Record<string, unknown>>(db, statement);
 	return {
 		rows: rows.slice(0, query.limit).map((row) => {
 			const out = emptyMetricsRow();

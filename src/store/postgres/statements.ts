@@ -26,6 +26,16 @@ export interface Statement<T> {
 	run(db: Db, values: Record<string, unknown>): Promise<T[]>;
 }
 
+/** A result's rows: postgres.js answers with an array of rows, PGlite with `{ rows }`. */
+export function rowsOf<T>(result: unknown): T[] {
+	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/** An unprepared statement's rows (one built per call: metrics, stats), on either driver. */
+export async function executeRows<T>(db: Db, query: SQL): Promise<T[]> {
+	return rowsOf<T>(await db.execute(query));
+}
+
 export function statement<T>(name: string, query: SQL): Statement<T> {
 	const rendered = dialect.sqlToQuery(query);
 	return {
@@ -33,8 +43,7 @@ export function statement<T>(name: string, query: SQL): Statement<T> {
 			const result = (await db._.session
 				.prepareQuery(rendered, undefined, name, false)
 				.execute(values)) as unknown;
-			// postgres.js answers with an array of rows, PGlite with `{ rows }`.
-			return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+			return rowsOf<T>(result);
 		},
 	};
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { projectContext } from "../../session/context.js";
 import type { DraftEntry, EntryType, LabelEntry, SessionContext, StoredEntry } from "../../session/entry.js";
@@ -61,8 +61,9 @@ import {
 	sessionWithLogRows,
 	tipRows,
 } from "./queries.js";
-import { setLabels, toRecord, toStored } from "./rows.js";
+import { isoText, setLabels, toRecord, toStored } from "./rows.js";
 import { entries, sessions, usageRollups } from "./schema.js";
+import { executeRows } from "./statements.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
 import { PgWrites } from "./writes.js";
@@ -82,10 +83,6 @@ export interface PgStoreOptions {
 	/** Conditional commits a tree write may lose before it takes the row lock (./writes.ts; default 3). */
 	optimisticAttempts?: number;
 }
-
-/** The figures of a raw row as numbers (a driver may hand float8 sums over as text). */
-const numbers = (row: RollupFigures): RollupFigures =>
-	Object.fromEntries(ROLLUP_FIGURES.map((f) => [f, Number(row[f])])) as unknown as RollupFigures;
 
 export class PgStore extends TreeWrites implements SessionStore {
 	readonly backend: "pglite" | "postgres";
@@ -363,53 +360,44 @@ export class PgStore extends TreeWrites implements SessionStore {
 	 * children index), and the path's measures from the path walk.
 	 */
 	async sessionStats(ws: string, sessionId: string): Promise<SessionStats> {
-		this.storable(sessionId);
+		// First: a missing session is NOT_FOUND here.
+		const path = await this.activePath(ws, sessionId, { full: true });
 		const key = sessionKeyOf(ws, sessionId);
 		const figures = ROLLUP_FIGURES.map((f) => sql`sum(${usageRollups[f]})::float8 as ${sql.identifier(f)}`);
-		const rollups = (await this.db.execute(sql`
-			select ${usageRollups.entryType} as "entryType", ${usageRollups.role} as role, ${sql.join(figures, sql`, `)}
-			from ${usageRollups} where ${usageRollups.sessionKey} = ${key}
-			group by 1, 2`)) as unknown;
-		// Each entry row `e` of the session, and its child nodes `c` (tips: nodes without any).
+		const rollups = await executeRows<Pick<RollupRow, "entryType" | "role"> & RollupFigures>(
+			this.db,
+			sql`select ${usageRollups.entryType} as "entryType", ${usageRollups.role} as role, ${sql.join(figures, sql`, `)}
+				from ${usageRollups} where ${usageRollups.sessionKey} = ${key}
+				group by 1, 2`,
+		);
+		// The session's entry rows `e`; `c` their child nodes (a tip has none), `f` the first and last by seq.
 		const e = (column: PgColumn) => sql`e.${sql.identifier(column.name)}`;
 		const c = (column: PgColumn) => sql`c.${sql.identifier(column.name)}`;
-		const shapes = (await this.db.execute(sql`
-			select max(${e(entries.depth)}) filter (where ${e(entries.type)} <> 'leaf') as "maxDepth",
+		const f = (column: PgColumn) => sql`f.${sql.identifier(column.name)}`;
+		const end = (order: SQL) =>
+			sql`(select ${isoText(f(entries.timestamp))} from ${entries} as f
+				where ${f(entries.sessionKey)} = ${key} order by ${f(entries.seq)} ${order} limit 1)`;
+		const [shape] = await executeRows<{
+			maxDepth: number | null;
+			tips: number | string;
+			first: string | null;
+			last: string | null;
+		}>(
+			this.db,
+			sql`select max(${e(entries.depth)}) filter (where ${e(entries.type)} <> 'leaf') as "maxDepth",
 				count(*) filter (where ${e(entries.type)} <> 'leaf' and not exists (
 					select 1 from ${entries} as c where ${c(entries.sessionKey)} = ${e(entries.sessionKey)}
 						and ${c(entries.parentId)} = ${e(entries.id)} and ${c(entries.type)} <> 'leaf')) as tips,
-				min(${e(entries.seq)}) as first_seq, max(${e(entries.seq)}) as last_seq
-			from ${entries} as e where ${e(entries.sessionKey)} = ${key}`)) as unknown;
-		const [shape] = (Array.isArray(shapes) ? shapes : (shapes as { rows: unknown[] }).rows) as Array<{
-			maxDepth: number | null;
-			tips: number | string;
-			first_seq: number | null;
-			last_seq: number | null;
-		}>;
-		const ends =
-			shape?.first_seq == null
-				? []
-				: await this.listEntries(ws, sessionId, {
-						afterSeq: 0,
-						limit: 1,
-						omit: { payload: true },
-					});
-		const last =
-			shape?.last_seq == null
-				? []
-				: await this.listEntries(ws, sessionId, { fromEnd: true, limit: 1, omit: { payload: true } });
-		const path = await this.activePath(ws, sessionId, { full: true });
-		if (shape?.last_seq == null) await this.requireSession(ws, sessionId);
-		const rows = (Array.isArray(rollups) ? rollups : (rollups as { rows: unknown[] }).rows) as Array<
-			Pick<RollupRow, "entryType" | "role"> & RollupFigures
-		>;
+				${end(sql`asc`)} as first, ${end(sql`desc`)} as last
+			from ${entries} as e where ${e(entries.sessionKey)} = ${key}`,
+		);
 		return {
-			tree: measuresOfRollups(rows.map((r) => ({ ...r, ...numbers(r) }))),
-			path: measureEntries(path.map((e) => e.entry)),
+			tree: measuresOfRollups(rollups),
+			path: measureEntries(path.map((stored) => stored.entry)),
 			tips: Number(shape?.tips ?? 0),
 			maxDepth: shape?.maxDepth == null ? -1 : Number(shape.maxDepth),
-			firstActivity: ends[0]?.entry.timestamp ?? null,
-			lastActivity: last[0]?.entry.timestamp ?? null,
+			firstActivity: shape?.first ?? null,
+			lastActivity: shape?.last ?? null,
 		};
 	}
 
