@@ -19,17 +19,12 @@
  * CLOCK_MONOTONIC clock (`process.hrtime.bigint()`), which the parent's own
  * receipt times share (one machine, one clock).
  *
- * Env: PORT, HOST (default 127.0.0.1); FANOUT_SHARED=1 adds the prototype of
- * src/app/shared-results.ts (one execution and encoding per event for all
- * subscribers), to measure what it saves on a server that has nothing else;
- * FANOUT_SHARED=per-subscriber runs the plugin without sharing anything, to
- * tell the saving of sharing from that of its lighter event mapping.
- * Prints "bare ready" on stderr when listening.
+ * Env: PORT, HOST (default 127.0.0.1). Prints "bare ready" on stderr when
+ * listening.
  */
 import { createServer } from "node:http";
 import { GraphQLScalarType } from "graphql";
 import { createPubSub, createSchema, createYoga } from "graphql-yoga";
-import { useSharedEventResults } from "../src/app/shared-results.js";
 
 interface BareEntry {
 	seq: number;
@@ -91,14 +86,6 @@ const report = (message: unknown) => process.send?.(message);
 let ids = 0;
 const newId = () => (++ids).toString(16).padStart(8, "0");
 
-/** "1": everyone shares; "per-subscriber": the plugin's path without sharing (each its own key), a diagnostic. */
-function sharedPlugins(mode: string | undefined) {
-	if (mode === "1") return [useSharedEventResults({ contextKey: () => "" })];
-	let subscribers = 0;
-	if (mode === "per-subscriber") return [useSharedEventResults({ contextKey: () => String(++subscribers) })];
-	return [];
-}
-
 const yoga = createYoga({
 	schema: createSchema({
 		typeDefs,
@@ -149,7 +136,6 @@ const yoga = createYoga({
 			},
 		},
 	}),
-	plugins: sharedPlugins(process.env.FANOUT_SHARED),
 	graphqlEndpoint: "/graphql",
 	landingPage: false,
 	graphiql: false,

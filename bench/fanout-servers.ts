@@ -28,8 +28,7 @@ const OUR_LIMITS: Record<string, string> = {
 	MAX_SUBSCRIPTIONS_PER_CLIENT: "100000",
 };
 
-/** bare-shared: the bare server with the shared-results prototype (FANOUT_SHARED=1). */
-export type Side = "ours" | "bare" | "bare-shared";
+export type Side = "ours" | "bare";
 
 export interface FanoutServer {
 	side: Side;
@@ -92,7 +91,6 @@ export async function startFanoutServer(side: Side, databaseUrl?: string): Promi
 		...(side === "ours"
 			? { ...OUR_LIMITS, AUTH_MODE: "none", DATABASE_URL: databaseUrl, LOG_LEVEL: "info" }
 			: {}),
-		...(side === "bare-shared" ? { FANOUT_SHARED: "1" } : {}),
 		NODE_ENV: "production",
 		HOST: host,
 		PORT: String(port),

@@ -33,12 +33,12 @@
  * (/proc/<pid>/status VmRSS) of each server with 0, 1,000 (after a round,
  * idle) and 10,000 idle subscribers, the latter checked with a few appends.
  */
-import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { monotonicNs, type Subscriber, subscribe } from "./fanout-client.js";
 import { type FanoutServer, type Side, startFanoutServer } from "./fanout-servers.js";
 import { formatHttpTable, type HttpResult } from "./http.js";
 import { createBenchDatabase, type PostgresServer, serverVersion, startServer } from "./postgres.js";
+import { load } from "./report.js";
 
 export interface FanoutPlan {
 	subscribers: number;
@@ -203,7 +203,7 @@ async function waitForCommits(server: FanoutServer, lastSeq: number): Promise<vo
 	}
 }
 
-export interface RoundResult {
+interface RoundResult {
 	side: Side;
 	round: number;
 	/** ms, one per measured delivery */
@@ -217,7 +217,7 @@ export interface RoundResult {
 	cpu: { server: number; client: number };
 }
 
-export async function runRound(server: FanoutServer, plan: FanoutPlan, round: number): Promise<RoundResult> {
+async function runRound(server: FanoutServer, plan: FanoutPlan, round: number): Promise<RoundResult> {
 	const sessionId = `fanout-${round}`;
 	const lastSeq = plan.warmup + plan.appends;
 	await post(server.url, CREATE, { id: sessionId });
@@ -310,7 +310,7 @@ export interface Latency {
 	max: number;
 }
 
-export function latency(parts: readonly Float64Array[]): Latency {
+function latency(parts: readonly Float64Array[]): Latency {
 	const all = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
 	let at = 0;
 	for (const p of parts) {
@@ -326,18 +326,15 @@ export function latency(parts: readonly Float64Array[]): Latency {
 	};
 }
 
-/** The section's two sides (bare-shared is for bench/fanout-shared.ts). */
-type Compared = "ours" | "bare";
-
 export interface FanoutResult {
 	plan: FanoutPlan;
-	commitToReceipt: Record<Compared, Latency>;
-	ackToReceipt: Record<Compared, Latency>;
+	commitToReceipt: Record<Side, Latency>;
+	ackToReceipt: Record<Side, Latency>;
 	/** Ours: commit → the feed's first push of the entry, per append. */
 	commitToPush: Latency;
 	/** Per round and side: p99 commit→receipt, ms. */
 	roundP99: Array<{ round: number; side: Side; p99: number; writeMs: number; cpu: RoundResult["cpu"] }>;
-	rss: Record<Compared, { idle0: number; after1000: number; idle10000: number | undefined }>;
+	rss: Record<Side, { idle0: number; after1000: number; idle10000: number | undefined }>;
 	ratio: number;
 	exactlyOnce: boolean;
 }
@@ -366,7 +363,7 @@ export async function measureFanout(postgresUrl: string, plan: FanoutPlan): Prom
 			const idle0 = { ours: servers.ours.rssBytes(), bare: servers.bare.rssBytes() };
 			const rounds: RoundResult[] = [];
 			for (let round = 0; round < plan.rounds; round++) {
-				const order: Compared[] = round % 2 === 0 ? ["ours", "bare"] : ["bare", "ours"];
+				const order: Side[] = round % 2 === 0 ? ["ours", "bare"] : ["bare", "ours"];
 				for (const side of order) {
 					progress(
 						`round ${round + 1}/${plan.rounds} ${side}: ${plan.subscribers} subscribers, ${plan.warmup}+${plan.appends} appends at ${plan.rate}/s`,
@@ -374,14 +371,14 @@ export async function measureFanout(postgresUrl: string, plan: FanoutPlan): Prom
 					rounds.push(await withLog(servers[side], runRound(servers[side], plan, round)));
 				}
 			}
-			const idle: Partial<Record<Compared, number>> = {};
+			const idle: Partial<Record<Side, number>> = {};
 			if (plan.idleSubscribers > 0) {
 				for (const side of ["ours", "bare"] as const) {
 					progress(`${side}: RSS with ${plan.idleSubscribers} idle subscribers`);
 					idle[side] = await withLog(servers[side], idleRss(servers[side], plan.idleSubscribers));
 				}
 			}
-			const of = (side: Compared) => rounds.filter((r) => r.side === side);
+			const of = (side: Side) => rounds.filter((r) => r.side === side);
 			const commitToReceipt = {
 				ours: latency(of("ours").map((r) => r.commitToReceipt)),
 				bare: latency(of("bare").map((r) => r.commitToReceipt)),
@@ -428,11 +425,6 @@ export async function measureFanout(postgresUrl: string, plan: FanoutPlan): Prom
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const mib = (x: number | undefined) => (x === undefined ? "-" : `${(x / 1024 / 1024).toFixed(0)} MiB`);
 
-const load = () =>
-	loadavg()
-		.map((x) => x.toFixed(2))
-		.join(" ");
-
 /** The issue's row, in the HTTP section's table format. */
 export function fanoutRow(r: FanoutResult): HttpResult {
 	return {
@@ -449,7 +441,7 @@ export function fanoutRow(r: FanoutResult): HttpResult {
 
 /** Per round, ours' p99 ÷ bare's p99: the two sides of one round ran back to back. */
 function pairRatios(r: FanoutResult): number[] {
-	const p99 = (side: Compared, round: number) =>
+	const p99 = (side: Side, round: number) =>
 		r.roundP99.find((x) => x.side === side && x.round === round)?.p99;
 	return Array.from(
 		{ length: r.plan.rounds },
@@ -466,7 +458,7 @@ function median(values: readonly number[]): number {
 }
 
 /** Server CPU µs per delivery over the timed appends (the appends' own handling included). */
-function perDelivery(r: FanoutResult, side: Compared): number {
+function perDelivery(r: FanoutResult, side: Side): number {
 	const rounds = r.roundP99.filter((x) => x.side === side);
 	const cpu = rounds.reduce((sum, x) => sum + x.cpu.server, 0);
 	return (cpu * 1e6) / (rounds.length * r.plan.appends * r.plan.subscribers);

@@ -5,13 +5,13 @@
  * Each ratio is printed next to the issue's target. The fan-out case (1,000
  * SSE subscribers against a bare Yoga + createPubSub) is bench/fanout.ts.
  */
-import { loadavg } from "node:os";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { RawBaseline } from "./baseline.js";
 import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } from "./http-cases.js";
 import { alternate, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
 import { startHttpServer } from "./http-server.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
+import { load } from "./report.js";
 import { measureStorageBytes } from "./storage.js";
 import { loadSessionFile, syntheticSessionFile } from "./workload.js";
 
@@ -199,11 +199,6 @@ function formatHttpLegend(results: readonly HttpResult[]): string {
 		"  fan-out (1,000 SSE subscribers vs bare graphql-yoga + createPubSub): the next section",
 	].join("\n");
 }
-
-const load = () =>
-	loadavg()
-		.map((x) => x.toFixed(2))
-		.join(" ");
 
 /** Runs every HTTP case and the storage case on `server`; returns the section's text for stdout. */
 export async function runHttpSection(server: PostgresServer, plan: HttpPlan, label: string): Promise<string> {

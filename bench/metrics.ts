@@ -6,12 +6,12 @@
  * table answering the same, alternating, in the same run. Targets: p50 ≤ 50
  * ms, and ≤ 0.2× the raw GROUP BY.
  */
-import { loadavg } from "node:os";
 import postgres from "postgres";
 import type { MetricsQuery } from "../src/session/metrics.js";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { measure, type Stats, sequential } from "./measure.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
+import { load } from "./report.js";
 
 export interface MetricsPlan {
 	sessions: number;
@@ -94,11 +94,6 @@ const QUERY: MetricsQuery = {
 	orderBy: [],
 	limit: 10_000,
 };
-
-const load = () =>
-	loadavg()
-		.map((x) => x.toFixed(2))
-		.join(" ");
 
 export async function runMetricsSection(
 	server: PostgresServer,

@@ -12,7 +12,6 @@
  * without baselines, so the profile holds the server's work under that load
  * (for `--profile-seconds S` per case; default the case's measuring time).
  */
-import { loadavg } from "node:os";
 import {
 	FULL_PLAN,
 	formatHttpTable,
@@ -23,6 +22,7 @@ import {
 } from "./http.js";
 import { warmUp } from "./http-measure.js";
 import { startServer } from "./postgres.js";
+import { load } from "./report.js";
 
 const READ_CASES = ["page100×16", "page100×16 rows", "context", "branch ids"];
 
@@ -36,11 +36,6 @@ const only = option("--only");
 const profileDir = option("--cpu-prof");
 const profileSeconds = option("--profile-seconds");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
-const load = () =>
-	loadavg()
-		.map((x) => x.toFixed(2))
-		.join(" ");
-
 const progress = (message: string) => process.stderr.write(`reads: ${message}\n`);
 
 async function main() {

@@ -2,7 +2,14 @@
  * Output: a table for people, then one line `JSON:` followed by the same
  * results for machines (CI can diff runs or fail on a ratio).
  */
+import { loadavg } from "node:os";
 import type { Stats } from "./measure.js";
+
+/** The load averages (1, 5, 15 min) as a run prints them beside its figures. */
+export const load = () =>
+	loadavg()
+		.map((x) => x.toFixed(2))
+		.join(" ");
 
 export type Backend = "postgres" | "pglite";
 
