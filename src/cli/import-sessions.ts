@@ -1,8 +1,10 @@
 /**
  * The core of `npm run import`: find pi session files (`*.jsonl`) under the
  * given paths and import them one at a time into a store. Every file ends as
- * imported, skipped (its session id is already in the workspace, so re-running
- * is safe) or failed (with the reason, e.g. `line 7: not valid JSON`).
+ * imported; skipped (the workspace holds its session unchanged, so re-running
+ * is safe); conflicting (the workspace holds a session under its id with other
+ * content: entries appended since, or another file); or failed (with the
+ * reason, e.g. `line 7: not valid JSON`).
  * Nothing here touches the process: output goes through a reporter.
  */
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
@@ -13,6 +15,7 @@ import type { SessionStore } from "../store/store.js";
 export type FileOutcome =
 	| { status: "imported"; path: string; sessionId: string; entries: number }
 	| { status: "skipped"; path: string; sessionId: string }
+	| { status: "conflicting"; path: string; sessionId: string; reason: string }
 	| { status: "failed"; path: string; reason: string };
 
 export interface ImportReporter {
@@ -29,6 +32,7 @@ export interface ImportReporter {
 export interface ImportSummary {
 	imported: number;
 	skipped: number;
+	conflicting: number;
 	failed: number;
 	/** Files found (and unreadable directories, which count as failed). */
 	total: number;
@@ -146,12 +150,13 @@ async function importFile(
 	}
 	try {
 		const session = await store.importSession(ws, text, { onProgress });
+		if (!session.created) return { status: "skipped", path, sessionId: session.sessionId };
 		return { status: "imported", path, sessionId: session.sessionId, entries: session.entryCount };
 	} catch (error) {
 		if (isSessionError(error, "ALREADY_EXISTS")) {
 			// The store parses the whole file before looking for the id, so the header is valid here.
 			const sessionId = headerSessionId(text) ?? "?";
-			return { status: "skipped", path, sessionId };
+			return { status: "conflicting", path, sessionId, reason: error.message };
 		}
 		return { status: "failed", path, reason: reasonOf(error) };
 	}
@@ -172,6 +177,7 @@ export async function importSessions(
 	const summary: ImportSummary = {
 		imported: 0,
 		skipped: 0,
+		conflicting: 0,
 		failed: 0,
 		total,
 		interrupted: false,
@@ -208,16 +214,19 @@ export function formatOutcome(outcome: FileOutcome): string {
 		case "imported":
 			return `imported ${outcome.path} → session ${outcome.sessionId} (${outcome.entries} ${outcome.entries === 1 ? "entry" : "entries"})`;
 		case "skipped":
-			return `skipped ${outcome.path}: session ${outcome.sessionId} already imported`;
+			return `skipped ${outcome.path}: session ${outcome.sessionId} already imported, unchanged`;
+		case "conflicting":
+			return `conflicting ${outcome.path}: not imported: ${outcome.reason}`;
 		case "failed":
 			return `failed ${outcome.path}: ${outcome.reason}`;
 	}
 }
 
 export function formatSummary(summary: ImportSummary): string {
-	const line = `${summary.imported} imported, ${summary.skipped} skipped, ${summary.failed} failed in ${summary.seconds.toFixed(1)} s`;
+	const conflicting = summary.conflicting > 0 ? `${summary.conflicting} conflicting, ` : "";
+	const line = `${summary.imported} imported, ${summary.skipped} skipped, ${conflicting}${summary.failed} failed in ${summary.seconds.toFixed(1)} s`;
 	if (!summary.interrupted) return line;
-	const left = summary.total - summary.imported - summary.skipped - summary.failed;
+	const left = summary.total - summary.imported - summary.skipped - summary.conflicting - summary.failed;
 	return `${line} (interrupted: ${left} ${left === 1 ? "file" : "files"} not attempted)`;
 }
 

@@ -3,10 +3,12 @@
  *
  * Imports pi session files (`*.jsonl`; a directory is searched recursively,
  * so `~/.pi/agent/sessions` works as a whole) into the store configured by
- * DATABASE_URL / PGLITE_DIR, like the server. Sessions already imported are
- * skipped, so re-running is safe. Exit code 0 when nothing failed, 1 when a
- * file failed, 2 on usage errors, 130 when stopped by Ctrl-C (after the file
- * being imported, with the summary printed).
+ * DATABASE_URL / PGLITE_DIR, like the server. Files whose session is stored
+ * unchanged are skipped, so re-running is safe; a file whose session id is
+ * stored with other content is reported as conflicting and not imported. Exit
+ * code 0 when nothing failed or conflicted, 1 otherwise, 2 on usage errors,
+ * 130 when stopped by Ctrl-C (after the file being imported, with the summary
+ * printed).
  */
 import { stat } from "node:fs/promises";
 import { ConfigError, describeStore, storeConfig } from "../config.js";
@@ -18,7 +20,8 @@ const USAGE = `usage: npm run import -- [--workspace <id>] <file or directory> [
 
 Imports pi session files (*.jsonl) into the configured store. A directory is
 searched recursively (e.g. ~/.pi/agent/sessions). Sessions already imported
-are skipped.
+unchanged are skipped; a session stored under a file's id with other content
+(written to since, or another file) is reported as conflicting, not imported.
 
   -w, --workspace <id>  the workspace to import into (default "${DEFAULT_WORKSPACE}")
   -h, --help            show this help
@@ -115,7 +118,8 @@ async function main(argv: readonly string[]): Promise<number> {
 			signal: stop.signal,
 		});
 		if (summary.interrupted) return 130;
-		return summary.failed > 0 ? 1 : 0;
+		// A conflicting file is not in the store as it is on disk: as much a failure to import as a bad one.
+		return summary.failed + summary.conflicting > 0 ? 1 : 0;
 	} finally {
 		await store.close();
 		process.off("SIGINT", onSignal);

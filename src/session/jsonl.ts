@@ -5,6 +5,7 @@
  * harness (with `leaf` entries) are read as they are. Nothing is returned from
  * a file that fails: the first bad line is an INVALID_INPUT naming it.
  */
+import { canonicalJson } from "./append.js";
 import { type Entry, isNode, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
 import { migratedEntryId } from "./ids.js";
@@ -235,6 +236,24 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 		}
 	}
 	return { header: file.header, rows, leafId, sourceVersion: file.version };
+}
+
+/**
+ * Whether a stored session is the one this file would store (design/tree-rules.md#re-importing-a-file):
+ * the header line it exports and every entry of its log, in seq order, equal
+ * the parsed file's, compared as canonical JSON (key order and absent fields
+ * do not matter). Authors are not compared: a re-import by anyone is the same
+ * import, as a re-sent entry is. Comparing after parsing makes a version 1 or
+ * 2 file equal to the version 3 export of its own import.
+ */
+export function sameSessionFile(
+	file: ParsedSessionFile,
+	stored: SessionHeader,
+	log: readonly Entry[],
+): boolean {
+	if (log.length !== file.rows.length) return false;
+	if (canonicalJson(headerLine(stored)) !== canonicalJson(headerLine(file.header))) return false;
+	return file.rows.every((row, i) => canonicalJson(row.entry) === canonicalJson(log[i]));
 }
 
 /** The header line pi writes, version 3, unknown fields kept. */

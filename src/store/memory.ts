@@ -27,6 +27,7 @@ import {
 	importedSessionRecord,
 	newSessionRecord,
 	pathStart,
+	reimported,
 	sessionIdTaken,
 } from "./records.js";
 import {
@@ -36,6 +37,7 @@ import {
 	type EntryLogQuery,
 	type ForkInput,
 	headerOf,
+	type ImportedSession,
 	type ImportOptions,
 	type Page,
 	type PathQuery,
@@ -284,14 +286,16 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return copy(metricsOfRollups(checked, rollups));
 	}
 
-	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
+	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
 			author: authorOf(options),
 		});
+		const stored = this.find(ws, file.header.id);
+		if (stored) return copy(reimported(file, stored.record, stored.log));
 		const record = this.insert(importedSessionRecord(ws, file), file.rows);
 		options.onProgress?.(file.rows.length, file.rows.length);
-		return record;
+		return { ...record, created: true };
 	}
 
 	async exportSession(ws: string, sessionId: string): Promise<string> {

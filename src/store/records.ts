@@ -6,10 +6,10 @@ import type { StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import type { ForkPlan } from "../session/fork.js";
 import { newSessionId } from "../session/ids.js";
-import type { ParsedSessionFile } from "../session/jsonl.js";
+import { type ParsedSessionFile, sameSessionFile } from "../session/jsonl.js";
 import { sessionNameOf } from "../session/tree.js";
 import { checkText, validateEntryId } from "../session/validate.js";
-import type { CreateSessionInput, SessionRecord } from "./store.js";
+import { type CreateSessionInput, headerOf, type ImportedSession, type SessionRecord } from "./store.js";
 
 /**
  * The entry a path or context starts from: `fromId` when given (it must be a
@@ -127,6 +127,31 @@ export function forkTargetId(newSessionIdInput: string | undefined): string {
 	return newSessionIdInput === undefined
 		? newSessionId()
 		: validateEntryId(newSessionIdInput, "newSessionId");
+}
+
+/**
+ * The answer to an import whose session id is taken: the stored session when
+ * it is the file's (session/jsonl.ts, sameSessionFile), else ALREADY_EXISTS.
+ */
+export function reimported(
+	file: ParsedSessionFile,
+	stored: SessionRecord,
+	log: readonly StoredEntry[],
+): ImportedSession {
+	if (
+		!sameSessionFile(
+			file,
+			headerOf(stored),
+			log.map((e) => e.entry),
+		)
+	) {
+		throw new SessionError(
+			"ALREADY_EXISTS",
+			`Session ${stored.sessionId} already exists with different content (${stored.entryCount} entries stored, ${file.rows.length} in the file)`,
+			{ field: "sessionId" },
+		);
+	}
+	return { ...stored, created: false };
 }
 
 /** The error for a new session whose id another session of the workspace already has. */

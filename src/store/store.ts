@@ -146,6 +146,16 @@ export interface ImportOptions extends AuthorOptions {
 	onProgress?: (stored: number, total: number) => void;
 }
 
+/**
+ * The session an import stored or found. The record itself, for callers that
+ * only need the session (an import is a session write), plus whether it was
+ * written now.
+ */
+export interface ImportedSession extends SessionRecord {
+	/** False when an identical file was already imported and the stored session is returned. */
+	created: boolean;
+}
+
 /** The author is the forker's: copied rows keep their own authors, the label entries a fork appends are the forker's. */
 export interface ForkInput extends AuthorOptions {
 	/** Default: the current leaf. */
@@ -220,7 +230,13 @@ export interface SessionStore {
 	 */
 	sessionStats?(ws: string, sessionId: string): Promise<SessionStats>;
 
-	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<SessionRecord>;
+	/**
+	 * Store a pi file as a new session. A file identical to the session
+	 * already stored under its id returns that session, `created: false`,
+	 * writing nothing; other content under a taken id is ALREADY_EXISTS
+	 * (design/tree-rules.md#re-importing-a-file).
+	 */
+	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<ImportedSession>;
 	exportSession(ws: string, sessionId: string): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

@@ -16,6 +16,8 @@ import {
 	consoleReporter,
 	type FileOutcome,
 	findSessionFiles,
+	formatOutcome,
+	formatSummary,
 	type ImportReporter,
 	type ImportSummary,
 	importSessions,
@@ -185,7 +187,15 @@ describe("importSessions", () => {
 		const { reporter, outcomes, events, summaries } = recorder();
 		const summary = await importSessions(store, DEFAULT_WORKSPACE, [root], reporter, { now: fakeClock() });
 
-		expect(summary).toEqual({ imported: 4, skipped: 0, failed: 0, total: 4, interrupted: false, seconds: 1 });
+		expect(summary).toEqual({
+			imported: 4,
+			skipped: 0,
+			conflicting: 0,
+			failed: 0,
+			total: 4,
+			interrupted: false,
+			seconds: 1,
+		});
 		expect(summaries).toEqual([summary]);
 		expect(outcomes.map((o) => o.status === "imported" && o.sessionId)).toEqual(["a1", "a2", "b1", "b3"]);
 		for (const outcome of outcomes) {
@@ -220,6 +230,26 @@ describe("importSessions", () => {
 		);
 		const page = await store.listSessions(DEFAULT_WORKSPACE, { first: 100 });
 		expect(page.totalCount).toBe(3);
+	});
+
+	it("reports a file whose session was written to since, or another file under its id, as conflicting, and changes nothing", async () => {
+		const store = new MemoryStore();
+		const file = copyFixture("v2.jsonl", join(dir, "v2.jsonl"));
+		const sessionId = FIXTURE_IDS["v2.jsonl"] as string;
+		await importSessions(store, DEFAULT_WORKSPACE, [file], recorder().reporter);
+		await store.renameSession(DEFAULT_WORKSPACE, sessionId, "renamed since");
+		const before = await store.exportSession(DEFAULT_WORKSPACE, sessionId);
+
+		const again = recorder();
+		const summary = await importSessions(store, DEFAULT_WORKSPACE, [file], again.reporter);
+		expect(summary).toMatchObject({ imported: 0, skipped: 0, conflicting: 1, failed: 0, total: 1 });
+		const [outcome] = again.outcomes;
+		expect(outcome).toMatchObject({ status: "conflicting", path: file, sessionId });
+		expect(formatOutcome(outcome as FileOutcome)).toBe(
+			`conflicting ${file}: not imported: Session ${sessionId} already exists with different content (9 entries stored, 8 in the file)`,
+		);
+		expect(formatSummary(summary)).toMatch(/^0 imported, 0 skipped, 1 conflicting, 0 failed in /);
+		expect(await store.exportSession(DEFAULT_WORKSPACE, sessionId)).toBe(before);
 	});
 
 	it("imports into the given workspace, where another workspace's sessions do not count", async () => {
@@ -454,7 +484,7 @@ describe("npm run import (the entry point, as a child process on PGlite)", () =>
 		expect(secondLines.slice(0, 3)).toEqual(
 			FIXTURE_NAMES.map(
 				(name) =>
-					`skipped ${join(sessions, "--work-demo--", name)}: session ${FIXTURE_IDS[name]} already imported`,
+					`skipped ${join(sessions, "--work-demo--", name)}: session ${FIXTURE_IDS[name]} already imported, unchanged`,
 			),
 		);
 		expect(secondLines[3]).toMatch(/^0 imported, 3 skipped, 0 failed in \d+\.\d s$/);

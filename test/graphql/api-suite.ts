@@ -863,6 +863,49 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 		});
 	});
 
+	describe("importing the same file twice", () => {
+		const IMPORT_FILE = `mutation ImportFile($input: ImportSessionInput!) {
+			importSessionFile(input: $input) { created session { ...SessionFields } }
+		} ${SESSION}`;
+		const importOnce = async (jsonl: string, sessionId: string) =>
+			(
+				await query<{ importSessionFile: { created: boolean; session: SessionView } }>(IMPORT_FILE, {
+					input: { jsonl, sessionId },
+				})
+			).importSessionFile;
+
+		it.each(["v1.jsonl", "v2.jsonl", "v3-harness.jsonl"])(
+			"import twice → created: false: %s again returns the stored session and writes nothing",
+			async (file) => {
+				const sessionId = uniqueId("twice");
+				const first = await importOnce(fixture(file), sessionId);
+				expect(first.created).toBe(true);
+				const before = await snapshot(sessionId);
+				expect(await importOnce(fixture(file), sessionId)).toEqual({
+					created: false,
+					session: first.session,
+				});
+				// The Session-returning mutation is as idempotent, and so is the session's own export.
+				expect(await importFile(fixture(file), sessionId)).toEqual(first.session);
+				const { session } = await query<{ session: { jsonl: string } }>(
+					`query($id: String!) { session(sessionId: $id) { jsonl } }`,
+					{ id: sessionId },
+				);
+				expect((await importOnce(session.jsonl, sessionId)).created).toBe(false);
+				expect(await snapshot(sessionId)).toEqual(before);
+			},
+		);
+
+		it("another file under the same id is ALREADY_EXISTS and writes nothing", async () => {
+			const sessionId = uniqueId("twice");
+			await importOnce(fixture("v2.jsonl"), sessionId);
+			await rejected(IMPORT_FILE, { input: { jsonl: fixture("v1.jsonl"), sessionId } }, "ALREADY_EXISTS", {
+				field: "sessionId",
+				watch: sessionId,
+			});
+		});
+	});
+
 	describe("errors: coded, and a rejected write writes nothing", () => {
 		it("NOT_FOUND: a missing session, move or label target, or fork entry", async () => {
 			const { sessionId } = await seed();
@@ -1459,6 +1502,13 @@ function realPiFiles(server: () => TestServer): void {
 					);
 				const { sessionId, entryCount } = dataOf(response).importSession;
 				expect(entryCount).toBe(text.trimEnd().split("\n").length - 1);
+				// pi's own file, migrated from version 1, is the stored session: importing it again creates nothing.
+				const again = await ok<{ importSessionFile: { created: boolean; session: { lastSeq: number } } }>(
+					server(),
+					`mutation($input: ImportSessionInput!) { importSessionFile(input: $input) { created session { lastSeq } } }`,
+					{ input: { jsonl: text } },
+				);
+				expect(again.importSessionFile).toEqual({ created: false, session: { lastSeq: entryCount } });
 
 				const { session } = await ok<{ session: { context: ContextView } }>(
 					server(),

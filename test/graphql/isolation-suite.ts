@@ -269,6 +269,19 @@ export function isolationSuite(backend: BackendName) {
 				session: null,
 			});
 		},
+		importSessionFile: async () => {
+			// The file B imported is new in A's workspace: created, not B's session found again.
+			const file = chainJsonl(uniqueId("shared-file"), 2);
+			const mutation =
+				"mutation ($jsonl: String!) { importSessionFile(input: { jsonl: $jsonl }) { created session { lastSeq } } }";
+			const imported = (who: Caller) =>
+				okAs<{ importSessionFile: { created: boolean; session: { lastSeq: number } } }>(who, mutation, {
+					jsonl: file,
+				});
+			expect((await imported(bob)).importSessionFile).toEqual({ created: true, session: { lastSeq: 2 } });
+			expect((await imported(alice)).importSessionFile).toEqual({ created: true, session: { lastSeq: 2 } });
+			expect((await imported(alice)).importSessionFile.created).toBe(false);
+		},
 	};
 
 	const SUBSCRIPTION: Record<string, (endpoint: Endpoint) => Promise<void>> = {};

@@ -958,6 +958,70 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect(await snapshot(ws, imported.sessionId)).toEqual(before);
 		});
 
+		it.each(["v1.jsonl", "v2.jsonl", "v3-harness.jsonl"])(
+			"re-importing %s, or its own export, returns the stored session (created: false) and writes nothing",
+			async (file) => {
+				const ws = workspace();
+				const first = await store().importSession(ws, fixture(file), { author: "alice" });
+				expect(first.created).toBe(true);
+				const { created: _, ...record } = first;
+				const before = await snapshot(ws, first.sessionId);
+				expect(record).toEqual(before.session);
+				const exported = await store().exportSession(ws, first.sessionId);
+				// Another importer, the same file again, the version-3 export of a migrated file.
+				for (const text of [fixture(file), exported]) {
+					const again = await store().importSession(ws, text, { author: "bob" });
+					expect(again).toEqual({ ...before.session, created: false });
+				}
+				expect(await snapshot(ws, first.sessionId)).toEqual(before);
+				expect((await store().listSessions(ws, {})).totalCount).toBe(1);
+			},
+		);
+
+		it("a file differing from the stored session in one entry, the header or length is ALREADY_EXISTS, changing nothing", async () => {
+			const ws = workspace();
+			const text = fixture("v2.jsonl");
+			const imported = await store().importSession(ws, text);
+			const lines = text.trimEnd().split("\n");
+			const edited = (i: number, edit: (value: Record<string, unknown>) => void) => {
+				const value = JSON.parse(lines[i] as string) as Record<string, unknown>;
+				edit(value);
+				return lines.map((line, j) => (j === i ? JSON.stringify(value) : line)).join("\n");
+			};
+			const variants = [
+				edited(0, (h) => {
+					h.cwd = "/elsewhere";
+				}),
+				edited(2, (e) => {
+					(e.message as Record<string, unknown>).model = "another-model";
+				}),
+				edited(1, (e) => {
+					e.timestamp = "2025-12-01T09:00:01.001Z";
+				}),
+				lines.slice(0, -1).join("\n"),
+			];
+			const before = await snapshot(ws, imported.sessionId);
+			for (const variant of variants) {
+				const error = await rejectsWithCode(store().importSession(ws, variant), "ALREADY_EXISTS");
+				expect(error.message).toMatch(/already exists with different content/);
+			}
+			expect(await snapshot(ws, imported.sessionId)).toEqual(before);
+			// A session written to since its import is no longer the file's.
+			await store().appendEntry(ws, imported.sessionId, user("more"));
+			await rejectsWithCode(store().importSession(ws, text), "ALREADY_EXISTS");
+		});
+
+		it("two identical imports at once store the session once: one is created, the other finds it", async () => {
+			const ws = workspace();
+			const results = await Promise.all([
+				store().importSession(ws, fixture("v3-harness.jsonl")),
+				store().importSession(ws, fixture("v3-harness.jsonl")),
+			]);
+			expect(results.map((r) => r.created).sort()).toEqual([false, true]);
+			const log = await store().listEntries(ws, results[0]?.sessionId as string);
+			expect(log.length).toBe(fixture("v3-harness.jsonl").trim().split("\n").length - 1);
+		});
+
 		it("reports import progress up to the total", async () => {
 			const ws = workspace();
 			const seen: Array<[number, number]> = [];

@@ -14,9 +14,9 @@ import {
 	entryWindow,
 } from "../../store/paging.js";
 import { readSessionStats } from "../../store/session-stats.js";
-import type { EntryLogQuery } from "../../store/store.js";
+import type { EntryLogQuery, ImportedSession } from "../../store/store.js";
 import { spend } from "../budget.js";
-import { builder } from "../builder.js";
+import { builder, type GraphQLContext } from "../builder.js";
 import { connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
 import { omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
@@ -258,6 +258,25 @@ const ImportSessionInput = builder.inputType("ImportSessionInput", {
 	}),
 });
 
+const ImportSessionPayloadRef = builder.objectRef<ImportedSession>("ImportSessionPayload").implement({
+	fields: (t) => ({
+		session: t.field({ type: SessionRef, resolve: (imported) => imported }),
+		created: t.exposeBoolean("created", {
+			description: "False when the same file was imported before and the stored session is returned.",
+		}),
+	}),
+});
+
+function importFile(
+	input: { jsonl: string; sessionId?: string | null | undefined },
+	{ store, workspaceId, identity }: Pick<GraphQLContext, "store" | "workspaceId" | "identity">,
+): Promise<ImportedSession> {
+	return store.importSession(workspaceId, input.jsonl, {
+		...(input.sessionId == null ? {} : { sessionId: input.sessionId }),
+		author: identity.subject,
+	});
+}
+
 /** Drop nulls: GraphQL's "not given" and the store's optional fields. */
 function given<T extends Record<string, unknown>>(
 	input: T,
@@ -294,13 +313,18 @@ builder.mutationFields((t) => ({
 	}),
 	importSession: t.field({
 		type: SessionRef,
-		description: "Import a pi session file of any version (1-3); it is migrated to version 3.",
+		description:
+			"Import a pi session file of any version (1-3); it is migrated to version 3. Re-importing the file of a stored session returns it; other content under a taken id is ALREADY_EXISTS. importSessionFile also tells which happened.",
 		complexity: 100,
 		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId, identity }) =>
-			store.importSession(workspaceId, input.jsonl, {
-				...(input.sessionId == null ? {} : { sessionId: input.sessionId }),
-				author: identity.subject,
-			}),
+		resolve: (_, { input }, context) => importFile(input, context),
+	}),
+	importSessionFile: t.field({
+		type: ImportSessionPayloadRef,
+		description:
+			"importSession, answering whether the session was created: false when the identical file was already imported (nothing is written).",
+		complexity: 100,
+		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
+		resolve: (_, { input }, context) => importFile(input, context),
 	}),
 }));

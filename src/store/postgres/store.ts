@@ -2,6 +2,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { projectContext } from "../../session/context.js";
 import type { DraftEntry, EntryType, LabelEntry, SessionContext, StoredEntry } from "../../session/entry.js";
+import { isSessionError } from "../../session/errors.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { measureEntries } from "../../session/measures.js";
@@ -16,7 +17,13 @@ import type { SessionStats } from "../../session/session-stats.js";
 import { isStorableText } from "../../session/validate.js";
 import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
-import { forkedSessionRecord, forkTargetId, importedSessionRecord, newSessionRecord } from "../records.js";
+import {
+	forkedSessionRecord,
+	forkTargetId,
+	importedSessionRecord,
+	newSessionRecord,
+	reimported,
+} from "../records.js";
 import {
 	type AppendOptions,
 	type ContextQuery,
@@ -24,6 +31,7 @@ import {
 	type EntryLogQuery,
 	type ForkInput,
 	headerOf,
+	type ImportedSession,
 	type ImportOptions,
 	type Page,
 	type PathQuery,
@@ -405,20 +413,28 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return rollupMetrics(this.db, ws, checkMetricsQuery(query));
 	}
 
-	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<SessionRecord> {
+	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
 			author: authorOf(options),
 		});
 		const record = importedSessionRecord(ws, file);
-		await this.db.transaction(async (tx) => {
-			await this.bulkTimeout(tx);
-			const key = await insertSession(tx, record);
-			await insertEntryBatches(tx, key, file.rows, (n) => options.onProgress?.(n, file.rows.length));
-			await this.writes.notifyIn(tx, createdNotice(record));
-		});
+		try {
+			await this.db.transaction(async (tx) => {
+				await this.bulkTimeout(tx);
+				const key = await insertSession(tx, record);
+				await insertEntryBatches(tx, key, file.rows, (n) => options.onProgress?.(n, file.rows.length));
+				await this.writes.notifyIn(tx, createdNotice(record));
+			});
+		} catch (error) {
+			// The id is taken (the transaction wrote nothing): the answer depends on what is stored.
+			if (!isSessionError(error, "ALREADY_EXISTS")) throw error;
+			const stored = await this.sessionWithEntries(ws, record.sessionId);
+			if (!stored) throw error;
+			return reimported(file, stored.session, stored.entries);
+		}
 		this.writes.announced(createdNotice(record));
-		return record;
+		return { ...record, created: true };
 	}
 
 	async exportSession(ws: string, sessionId: string): Promise<string> {
