@@ -25,6 +25,8 @@ export interface GraphQLContext {
 	live: LiveEvents;
 	/** List items this operation (or this subscription event) may still resolve. */
 	readonly budget: ResultBudget;
+	/** The HTTP request that started the operation (Yoga's own context field); none over WebSocket. */
+	readonly request?: Request;
 }
 
 export const builder = new SchemaBuilder<{

@@ -12,6 +12,7 @@ import { leafAfter } from "../../session/tree.js";
 import { resetBudget } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { toGraphQLError } from "../errors.js";
+import { noteEventId, resumeSeq } from "../event-ids.js";
 import { EntryRef, SessionRef } from "../refs.js";
 import { LeafEntryRef } from "./entry.js";
 
@@ -67,6 +68,41 @@ export function guarded<T>(
 		[Symbol.asyncIterator]: () => iterator,
 	};
 	return iterator;
+}
+
+/**
+ * Notes each item's event id on the operation's context as the subscriber's
+ * source yields it, for the SSE writer (graphql/event-ids.ts); a failure has none.
+ */
+function identified<T>(
+	items: AsyncIterableIterator<Item<T>>,
+	context: object,
+	idOf: (item: T) => string,
+): AsyncIterableIterator<Item<T>> {
+	const iterator: AsyncIterableIterator<Item<T>> = {
+		async next() {
+			const result = await items.next();
+			if (!result.done) noteEventId(context, isFailure(result.value) ? undefined : idOf(result.value));
+			return result;
+		},
+		return: () => items.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+		[Symbol.asyncIterator]: () => iterator,
+	};
+	return iterator;
+}
+
+/** A session's entries after the resume point (argument or Last-Event-ID), each event identified by its seq. */
+async function entryEvents(
+	context: GraphQLContext,
+	sessionId: string,
+	afterSeq: number | null | undefined,
+	keep?: (entry: StoredEntry) => boolean,
+): Promise<AsyncIterableIterator<Item<StoredEntry>>> {
+	const { live, workspaceId } = context;
+	const from = resumeSeq(afterSeq, context);
+	return identified(guarded(await live.sessionEntries(workspaceId, sessionId, from), keep), context, (e) =>
+		String(e.seq),
+	);
 }
 
 /**
@@ -155,27 +191,27 @@ builder.subscriptionFields((t) => ({
 		args: {
 			sessionId: t.arg.string({ required: true }),
 			afterSeq: t.arg.int({
-				description: "Resume after this seq; default: only entries appended from now on.",
+				description:
+					"Resume after this seq; default: only entries appended from now on. Over SSE, a Last-Event-ID header (an event's id: its seq) resumes after that seq when it is later.",
 			}),
 		},
-		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
-			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq)),
+		subscribe: (_, { sessionId, afterSeq }, context) => entryEvents(context, sessionId, afterSeq),
 		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
 	}),
 	entryAppended: t.field({
 		type: EntryAppendedRef,
 		description: "Like sessionEvents, without leaf moves.",
 		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
-		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
-			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq), (e) => e.entry.type !== "leaf"),
+		subscribe: (_, { sessionId, afterSeq }, context) =>
+			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type !== "leaf"),
 		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
 	}),
 	leafMoved: t.field({
 		type: LeafMovedRef,
 		description: "Like sessionEvents, leaf moves only.",
 		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
-		subscribe: async (_, { sessionId, afterSeq }, { live, workspaceId }) =>
-			guarded(await live.sessionEntries(workspaceId, sessionId, afterSeq), (e) => e.entry.type === "leaf"),
+		subscribe: (_, { sessionId, afterSeq }, context) =>
+			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type === "leaf"),
 		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
 	}),
 	sessionActivity: t.field({
