@@ -105,7 +105,7 @@ export async function startFanoutServer(side: Side, databaseUrl?: string): Promi
 	});
 	// The last lines, to say why the server failed; read to the end so the pipe never fills.
 	const tail: string[] = [];
-	const readyLine = side === "ours" ? / INFO {2}ready / : /bare ready/;
+	const readyLine = side === "ours" ? /"msg":"ready"| INFO {2}ready / : /bare ready/;
 	const ready = new Promise<void>((resolveReady, reject) => {
 		const timer = setTimeout(
 			() => reject(new Error(`${side} server not ready in ${READY_TIMEOUT_MS} ms:\n${tail.join("")}`)),

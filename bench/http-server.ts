@@ -70,7 +70,8 @@ export async function startHttpServer(
 		child.stderr?.on("data", (chunk: string) => {
 			tail.push(chunk);
 			if (tail.length > 20) tail.shift();
-			if (/ INFO {2}ready /.test(chunk)) {
+			// The "ready" line, as a JSON log line (production's default format) or a pretty one.
+			if (/"msg":"ready"| INFO {2}ready /.test(chunk)) {
 				clearTimeout(timer);
 				resolveReady();
 			}
