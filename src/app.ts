@@ -4,18 +4,22 @@
  */
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { type GraphQLError, getOperationAST, type Source } from "graphql";
+import type { GraphQLError, Source } from "graphql";
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Authenticate, requestIdentity, useTokenExpiry } from "./app/authentication.js";
 import { useSubscriptionsPerClient } from "./app/client-limits.js";
+import { useHealthRoutes } from "./app/health.js";
 import { type CompileOptions, useCompiledExecution } from "./app/jit.js";
+import { createMetrics, type ServerMetrics } from "./app/metrics.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
+import { type PersistedOperations, persistedOperations } from "./app/persisted.js";
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
 import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";
+import { telemetry } from "./app/telemetry.js";
 import { anonymousIdentity, type Identity } from "./auth/identity.js";
-import { DEFAULT_LIMITS, type ServerLimits } from "./config.js";
+import { DEFAULT_LIMITS, DEFAULT_PERSISTED, type ServerLimits } from "./config.js";
 import { budgetError, resultBudget } from "./graphql/budget.js";
 import type { GraphQLContext } from "./graphql/builder.js";
 import {
@@ -30,12 +34,12 @@ import { GRAPHIQL_EXAMPLE } from "./graphql/examples.js";
 import { createLoaders } from "./graphql/loaders.js";
 import { schema } from "./graphql/schema.js";
 import type { Logger } from "./logger.js";
-import type { Services } from "./services.js";
+import type { Readiness, Services } from "./services.js";
 import { limitConcurrency } from "./store/limited.js";
 import { DEFAULT_WORKSPACE } from "./store/store.js";
 
 export interface AppOptions {
-	services: Pick<Services, "store" | "live">;
+	services: Pick<Services, "store" | "live" | "bus" | "storeCalls" | "ready">;
 	logger: Logger;
 	/** Development: GraphiQL on GET /graphql, local pages allowed, "Did you mean …" in errors. Off in production. */
 	development?: boolean;
@@ -50,6 +54,12 @@ export interface AppOptions {
 	authenticate?: Authenticate;
 	/** When operations run compiled (default DEFAULT_COMPILE: app/jit.ts); false: always on graphql-js. */
 	compile?: CompileOptions | false;
+	/** Prometheus text at /metrics (default on). */
+	metrics?: boolean;
+	/** Persisted operations (default: automatic persisted queries, DEFAULT_PERSISTED's cache bounds). */
+	persisted?: PersistedOperations;
+	/** Readiness for /health/ready (default: the services'). */
+	ready?: () => Promise<Readiness>;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
@@ -59,6 +69,10 @@ export type App = YogaServerInstance<Record<string, never>, GraphQLContext> & {
 	authenticate: Authenticate;
 	/** How often subscription events were executed, reused and encoded (app/shared-results.ts); read-only. */
 	sharedEventResults: Readonly<SharedResultsStats>;
+	/** The persisted operations rule, shared with graphql-ws. */
+	persisted: PersistedOperations;
+	/** Undefined when metrics are off. */
+	metrics: ServerMetrics | undefined;
 };
 
 /**
@@ -105,31 +119,6 @@ function eventResultKey(context: unknown): string | undefined {
 	return JSON.stringify([workspaceId, [...identity.scopes].sort()]);
 }
 
-/** One log line per operation: mutations at info, reads at debug. */
-function useOperationLog(logger: Logger): Plugin {
-	return {
-		onExecute: ({ args }) => {
-			const started = performance.now();
-			const operation = getOperationAST(args.document, args.operationName);
-			const kind = operation?.operation ?? "query";
-			const name = operation?.name?.value;
-			return {
-				onExecuteDone: ({ result }) => {
-					if (isAsyncIterable(result)) return;
-					const fields = {
-						operation: kind,
-						name: name ?? "(anonymous)",
-						ms: Math.round(performance.now() - started),
-						errors: result.errors?.map((e) => e.extensions?.code ?? "INTERNAL").join(",") || undefined,
-					};
-					if (kind === "mutation") logger.info("graphql", fields);
-					else logger.debug("graphql", fields);
-				},
-			};
-		},
-	};
-}
-
 export function createApp(options: AppOptions): App {
 	const { logger } = options;
 	const { store, live } = options.services;
@@ -138,6 +127,16 @@ export function createApp(options: AppOptions): App {
 	const policy = originPolicy(options.corsOrigins ?? [], development);
 	const authenticate = options.authenticate ?? (async () => anonymousIdentity(DEFAULT_WORKSPACE));
 	const sharedEventResults: SharedResultsStats = { executions: 0, reused: 0, encodings: 0 };
+	const persisted = options.persisted ?? persistedOperations(DEFAULT_PERSISTED);
+	const metrics =
+		options.metrics === false
+			? undefined
+			: createMetrics(
+					options.services,
+					persisted.mode === "automatic" ? { apqCached: () => persisted.cached } : {},
+				);
+	const ready = options.ready ?? (() => options.services.ready());
+	const observed = telemetry(logger, metrics);
 	const yoga = createYoga<Record<string, never>, GraphQLContext>({
 		schema,
 		graphqlEndpoint: "/graphql",
@@ -176,18 +175,24 @@ export function createApp(options: AppOptions): App {
 			};
 		},
 		plugins: [
+			// First: every request gets its id and log line, whoever answers it.
+			observed.requests,
+			useHealthRoutes({ ready, ...(metrics ? { metrics } : {}) }),
 			useOriginPolicy(policy),
 			useRequestBody(limits.bodyBytes),
+			// Before anything reads the query: a hash-only request gets its query here.
+			...persisted.plugins,
 			...useOperationLimits(limits, { suggestions: development }),
 			...(options.introspection === false ? [useDisableIntrospection()] : []),
 			useErrorCodes,
+			// After useErrorCodes: results are counted and logged with the codes clients see.
+			observed.operations,
 			useResultLimit(limits.responseBytes, (context) => {
 				const { budget } = context as GraphQLContext;
 				return budget?.exceeded ? toGraphQLError(budgetError(budget)) : undefined;
 			}),
 			useSubscriptionsPerClient(limits.subscriptionsPerClient),
 			useTokenExpiry(),
-			useOperationLog(logger),
 			...(options.compile === false ? [] : [useCompiledExecution(logger, options.compile)]),
 			// Each subscription event executed once per selection and caller key, for every subscriber
 			// of a session (app/shared-results.ts). Order:
@@ -215,5 +220,5 @@ export function createApp(options: AppOptions): App {
 			),
 		],
 	});
-	return Object.assign(yoga, { originPolicy: policy, authenticate, sharedEventResults });
+	return Object.assign(yoga, { originPolicy: policy, authenticate, sharedEventResults, persisted, metrics });
 }

@@ -22,7 +22,32 @@ export interface Config {
 	introspection: boolean;
 	/** How callers are authenticated (AUTH_*; see auth/config.ts). */
 	auth: AuthConfig;
+	/** JSON lines (production default) or one readable line per event. */
+	logFormat: "json" | "pretty";
+	/** Prometheus text at /metrics. */
+	metrics: boolean;
+	persisted: PersistedConfig;
 }
+
+/**
+ * Persisted operations. Without `only`, clients may register operations by
+ * hash (automatic persisted queries: Apollo Client, urql) in a bounded
+ * in-memory cache. With `only`, the server runs only the operations of
+ * `file` (a hash → query manifest), requested by hash or sent in full.
+ */
+export interface PersistedConfig {
+	only: boolean;
+	file?: string;
+	/** The automatic persisted queries cache: at most this many queries, and this many bytes of query text. */
+	cacheEntries: number;
+	cacheBytes: number;
+}
+
+export const DEFAULT_PERSISTED: Readonly<PersistedConfig> = {
+	only: false,
+	cacheEntries: 1000,
+	cacheBytes: 8 * 1024 * 1024,
+};
 
 /**
  * What one request, connection or client may take. Every limit is checked
@@ -176,6 +201,29 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
+function logFormat(env: NodeJS.ProcessEnv): Config["logFormat"] {
+	const raw = env.LOG_FORMAT?.trim().toLowerCase();
+	if (!raw) return env.NODE_ENV === "production" ? "json" : "pretty";
+	if (raw === "json" || raw === "pretty") return raw;
+	throw new ConfigError(`LOG_FORMAT must be json or pretty; got ${JSON.stringify(env.LOG_FORMAT)}`);
+}
+
+export function persistedConfig(env: NodeJS.ProcessEnv = process.env): PersistedConfig {
+	const { cacheEntries, cacheBytes } = positiveIntegers<Pick<PersistedConfig, "cacheEntries" | "cacheBytes">>(
+		env,
+		{ cacheEntries: DEFAULT_PERSISTED.cacheEntries, cacheBytes: DEFAULT_PERSISTED.cacheBytes },
+		{ cacheEntries: "APQ_CACHE_SIZE", cacheBytes: "APQ_CACHE_BYTES" },
+	);
+	const only = flag(env, "PERSISTED_ONLY", false);
+	const file = env.PERSISTED_OPERATIONS_FILE?.trim() || undefined;
+	if (only && !file) {
+		throw new ConfigError(
+			"PERSISTED_ONLY=1 needs PERSISTED_OPERATIONS_FILE: a JSON file of the operations allowed (see README, Persisted operations)",
+		);
+	}
+	return { only, cacheEntries, cacheBytes, ...(file ? { file } : {}) };
+}
+
 /** A database URL fit for logs: the password replaced. */
 export function redactUrl(url: string): string {
 	return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
@@ -213,6 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		corsOrigins: corsOrigins(env),
 		introspection: flag(env, "INTROSPECTION", true),
 		auth: authConfig(env, { production: env.NODE_ENV === "production", defaultWorkspace: DEFAULT_WORKSPACE }),
+		logFormat: logFormat(env),
+		metrics: flag(env, "METRICS", true),
+		persisted: persistedConfig(env),
 	};
 }
 

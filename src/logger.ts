@@ -1,8 +1,14 @@
 /**
- * One-line structured logs: `time level message key=value …`, so an operator
- * can read what happened and a machine can still grep it.
+ * Structured logs in one of two shapes: JSON lines (pino) for machines, the
+ * default in production; or one readable line, `time LEVEL msg key=value …`,
+ * for a terminal. Callers use the `Logger` interface either way. Whatever the
+ * shape, a field is clipped and an error reduced to its cause (`describeError`):
+ * logs say what happened, never what users sent.
  */
+import { pino } from "pino";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogFormat = "json" | "pretty";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
@@ -37,30 +43,67 @@ export function describeError(error: Error): string {
 	return [head, ...frames.slice(0, 8)].join("\n");
 }
 
-function format(value: unknown): string {
-	if (value instanceof Error) return JSON.stringify(clip(describeError(value)));
-	if (typeof value === "string") {
-		const clipped = clip(value);
-		return /^[\w./:@-]*$/.test(clipped) && clipped !== "" ? clipped : JSON.stringify(clipped);
-	}
-	return clip(JSON.stringify(value) ?? String(value));
+/** A field as it may be logged: strings and errors clipped, anything larger than a field as clipped JSON text. */
+function bounded(value: unknown): unknown {
+	if (value instanceof Error) return clip(describeError(value));
+	if (typeof value === "string") return clip(value);
+	if (value === null || typeof value !== "object") return value;
+	const json = JSON.stringify(value) ?? String(value);
+	return json.length <= MAX_FIELD_LENGTH ? value : clip(json);
 }
 
-export function createLogger(
-	level: LogLevel = "info",
-	write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
-): Logger {
+function format(value: unknown): string {
+	const shown = bounded(value);
+	if (typeof shown === "string") {
+		return /^[\w./:@-]*$/.test(shown) && shown !== "" ? shown : JSON.stringify(shown);
+	}
+	return JSON.stringify(shown) ?? String(shown);
+}
+
+function defined(fields: Record<string, unknown>): Array<[string, unknown]> {
+	return Object.entries(fields).filter(([, v]) => v !== undefined);
+}
+
+function prettyLogger(level: LogLevel, write: (line: string) => void): Logger {
 	const emit =
 		(at: LogLevel) =>
 		(message: string, fields: Record<string, unknown> = {}) => {
 			if (ORDER[at] < ORDER[level]) return;
-			const rest = Object.entries(fields)
-				.filter(([, v]) => v !== undefined)
+			const rest = defined(fields)
 				.map(([k, v]) => `${k}=${format(v)}`)
 				.join(" ");
 			write(`${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${message}${rest ? ` ${rest}` : ""}`);
 		};
 	return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+/** One JSON object a line: `time` (ISO), `level` (name), `msg`, `pid`, then the fields. */
+function jsonLogger(level: LogLevel, write: (line: string) => void): Logger {
+	const log = pino(
+		{
+			level,
+			base: { pid: process.pid },
+			timestamp: pino.stdTimeFunctions.isoTime,
+			formatters: { level: (label) => ({ level: label }) },
+		},
+		// pino ends each line with "\n"; `write` adds its own.
+		{ write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) },
+	);
+	const emit =
+		(at: LogLevel) =>
+		(message: string, fields: Record<string, unknown> = {}) => {
+			if (!log.isLevelEnabled(at)) return;
+			log[at](Object.fromEntries(defined(fields).map(([k, v]) => [k, bounded(v)])), message);
+		};
+	return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+export function createLogger(
+	level: LogLevel = "info",
+	write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+	logFormat: LogFormat = "pretty",
+): Logger {
+	return logFormat === "json" ? jsonLogger(level, write) : prettyLogger(level, write);
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

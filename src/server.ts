@@ -30,7 +30,10 @@ export interface RunningServer {
 }
 
 export interface ServeOptions
-	extends Pick<AppOptions, "development" | "graphiql" | "corsOrigins" | "introspection" | "authenticate"> {
+	extends Pick<
+		AppOptions,
+		"development" | "graphiql" | "corsOrigins" | "introspection" | "authenticate" | "metrics" | "persisted"
+	> {
 	services: Services;
 	logger: Logger;
 	port: number;
@@ -67,9 +70,12 @@ async function prepareOperation(
 		params,
 		identity,
 	});
+	// Persisted operations apply to WebSocket operations too (app/persisted.ts): a hash becomes its query.
+	const query = app.persisted.resolve(params);
+	if (typeof query !== "string") return [query];
 	let document: DocumentNode;
 	try {
-		document = parse(params.query);
+		document = parse(query);
 	} catch (error) {
 		// A bad query fails this operation only, not the connection and its other subscriptions;
 		// with the code Yoga gives it over HTTP (a limit's error keeps its own).
@@ -171,6 +177,26 @@ function attachWebSocket(app: App, server: Server, keepAliveMs: number, limits: 
 	return { wss, disposable };
 }
 
+/** The server could not listen; its message is the whole story (no stack: nothing in this code failed). */
+export class ListenError extends Error {
+	override name = "ListenError";
+}
+
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+	if (error.code === "EADDRINUSE") {
+		return new ListenError(`port ${port} on ${host} is already in use (EADDRINUSE); set PORT to a free one`);
+	}
+	if (error.code === "EACCES") {
+		return new ListenError(
+			`no permission to listen on port ${port} on ${host} (EACCES); use a port above 1023`,
+		);
+	}
+	if (error.code === "EADDRNOTAVAIL") {
+		return new ListenError(`${host} is not an address of this machine (EADDRNOTAVAIL); check HOST`);
+	}
+	return error;
+}
+
 /**
  * Slow or greedy clients: headers and whole requests must arrive in time
  * (checked every second, not Node's default 30 s), idle keep-alive sockets
@@ -198,10 +224,15 @@ function guardConnections(server: Server, limits: ServerLimits): void {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
 	const { services, logger } = options;
 	const limits = options.limits ?? DEFAULT_LIMITS;
+	let shuttingDown = false;
 	const app = createApp({
 		services,
 		logger,
 		limits,
+		// Draining: a load balancer stops sending new requests while in-flight ones finish.
+		ready: async () => (shuttingDown ? { ready: false, reason: "shutting down" } : services.ready()),
+		...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+		...(options.persisted === undefined ? {} : { persisted: options.persisted }),
 		...(options.development === undefined ? {} : { development: options.development }),
 		...(options.graphiql === undefined ? {} : { graphiql: options.graphiql }),
 		...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
@@ -210,21 +241,23 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 	});
 	const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
 	guardConnections(server, limits);
-	let shuttingDown = false;
 	// While shutting down, a keep-alive connection is closed as soon as its last response is sent.
 	server.on("request", (_req, res) => {
 		res.on("finish", () => {
 			if (shuttingDown) server.closeIdleConnections();
 		});
 	});
-	const webSockets = attachWebSocket(app, server, options.keepAliveMs ?? 12_000, limits);
 	await new Promise<void>((resolve, reject) => {
-		server.once("error", reject);
+		const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, options.port, options.host));
+		server.once("error", failed);
 		server.listen(options.port, options.host, () => {
-			server.off("error", reject);
+			server.off("error", failed);
 			resolve();
 		});
 	});
+	// Attached once listening: the WebSocket server re-emits the HTTP server's errors, and graphql-ws
+	// reports those as its own "Internal error" before the real cause (a busy port) is seen.
+	const webSockets = attachWebSocket(app, server, options.keepAliveMs ?? 12_000, limits);
 	const { port } = server.address() as AddressInfo;
 	const host = options.host.includes(":") ? `[${options.host}]` : options.host;
 	const url = `http://${host}:${port}/graphql`;

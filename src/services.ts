@@ -3,19 +3,104 @@
  * Postgres announces commits with NOTIFY and every instance LISTENs; the
  * single-instance backends (memory, PGlite) use an in-process bus.
  */
+import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { EventBus } from "./events/bus.js";
 import { InProcessBus } from "./events/bus.js";
 import { LiveEvents } from "./events/live.js";
 import { PgListenBus } from "./events/pg-bus.js";
 import type { Logger } from "./logger.js";
 import { openStore, type StoreConfig, type StoreOptions } from "./store/open.js";
-import type { SessionStore } from "./store/store.js";
+import { DEFAULT_WORKSPACE, type SessionStore } from "./store/store.js";
 
 export interface Services {
 	store: SessionStore;
 	bus: EventBus;
 	live: LiveEvents;
+	/** Calls made on `store` so far, by method (read by the Prometheus metrics). */
+	storeCalls: StoreCallStats;
+	/** Whether this instance can serve: the database answers and, on Postgres, the listener is connected. */
+	ready(): Promise<Readiness>;
 	close(): Promise<void>;
+}
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface StoreCallStats {
+	/** Store calls running now, every request's together (Postgres: each holds a pooled connection or waits for one). */
+	inFlight: number;
+	byMethod: Map<string, { calls: number; failures: number; seconds: number }>;
+}
+
+/** How long the readiness probe waits for the database (a hung database is not ready). */
+const PROBE_TIMEOUT_MS = 2_000;
+const tracer = trace.getTracer("session-tree-graphql");
+
+/**
+ * The store, counted and traced: each call is a span `store.<method>` (a
+ * no-op unless the application registers an OpenTelemetry tracer provider;
+ * its parent is the request's span when a context manager is registered)
+ * and adds to `stats`.
+ */
+function instrumentStore(store: SessionStore, stats: StoreCallStats): SessionStore {
+	return new Proxy(store, {
+		get(target, property, receiver) {
+			const value = Reflect.get(target, property, receiver);
+			if (typeof value !== "function" || property === "close" || typeof property !== "string") return value;
+			const method = property;
+			return (...args: unknown[]) => {
+				const started = performance.now();
+				const span: Span = tracer.startSpan(`store.${method}`, {
+					attributes: { "db.system": store.backend === "memory" ? "memory" : "postgresql" },
+				});
+				stats.inFlight += 1;
+				const done = (failed: boolean, error?: unknown) => {
+					stats.inFlight -= 1;
+					const counts = stats.byMethod.get(method) ?? { calls: 0, failures: 0, seconds: 0 };
+					counts.calls += 1;
+					if (failed) counts.failures += 1;
+					counts.seconds += (performance.now() - started) / 1000;
+					stats.byMethod.set(method, counts);
+					if (failed) {
+						span.setStatus({
+							code: SpanStatusCode.ERROR,
+							message: (error as Error)?.message ?? String(error),
+						});
+					}
+					span.end();
+				};
+				let result: unknown;
+				try {
+					result = value.apply(target, args);
+				} catch (error) {
+					done(true, error);
+					throw error;
+				}
+				if (result instanceof Promise) {
+					return result.then(
+						(v) => {
+							done(false);
+							return v;
+						},
+						(error) => {
+							done(true, error);
+							throw error;
+						},
+					);
+				}
+				done(false);
+				return result;
+			};
+		},
+	});
+}
+
+/** Rejects after `ms`, so a hung database answers "not ready" instead of holding the probe. */
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+	});
+	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts"> {
@@ -52,6 +137,9 @@ export async function openServices(
 		store = await openStore(config, { ...storeOptions, onCommit: local.publish });
 		bus = local;
 	}
+	const storeCalls: StoreCallStats = { inFlight: 0, byMethod: new Map() };
+	const plainStore = store;
+	store = instrumentStore(store, storeCalls);
 	const live = new LiveEvents({
 		store,
 		bus,
@@ -63,6 +151,25 @@ export async function openServices(
 		store,
 		bus,
 		live,
+		storeCalls,
+		async ready() {
+			// A read of the sessions table: the database answers, and the schema the migrations made is there
+			// (they are applied when the store opens; a database replaced or dropped since fails here).
+			try {
+				await within(
+					PROBE_TIMEOUT_MS,
+					"the database",
+					plainStore.getSession(DEFAULT_WORKSPACE, "(readiness probe)"),
+				);
+			} catch (error) {
+				return { ready: false, reason: `database: ${(error as Error).message}` };
+			}
+			// The listener is connected once LISTEN succeeded; postgres.js re-establishes it after a drop.
+			if (bus instanceof PgListenBus && bus.listenCount < 1) {
+				return { ready: false, reason: "the Postgres listener (LISTEN) is not connected" };
+			}
+			return { ready: true };
+		},
 		async close() {
 			live.close();
 			await bus.close();
