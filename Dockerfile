@@ -3,11 +3,22 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # postinstall applies patches/ (postgres.js: a lost connection must not crash the process).
 COPY patches ./patches
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
 COPY src ./src
 COPY drizzle ./drizzle
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
+# Embedded PGlite data (when DATABASE_URL is unset) lives in a volume the unprivileged user owns.
+RUN mkdir -p /data/pglite && chown -R node:node /data
+VOLUME ["/data"]
+# Production: GraphiQL off, JSON logs; authentication is required (AUTH_JWT_SECRET or AUTH_JWKS_URL,
+# or AUTH_MODE=none said explicitly), else the server refuses to start.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 PGLITE_DIR=/data/pglite
+USER node
 EXPOSE 4000
-# tsx runs the TypeScript sources; SIGTERM from `docker stop` shuts down gracefully.
+# Ready = the database answers and, on Postgres, the listener is connected (GET /health/ready).
+# Node's own fetch: the slim image has no curl.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+	CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node itself is PID 1 with the tsx loader (no npm or tsx wrapper): SIGTERM from `docker stop` reaches
+# the server, which drains and exits. The same command as `npm start`.
 CMD ["node", "--import", "tsx", "src/main.ts"]
