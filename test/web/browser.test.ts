@@ -1,0 +1,374 @@
+/**
+ * The web app in a real Chromium (playwright-core driving Debian's
+ * `chromium`), through the real service on the memory backend: what a
+ * person sees on the sessions list, a session's tree and the dashboard, and
+ * that live updates resume after a dropped WebSocket with nothing missed
+ * and nothing twice. Every wait is a condition with a bound; screenshots go
+ * to test/web/artifacts/ (ignored by git).
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+	type Browser,
+	type BrowserContext,
+	findChromium,
+	launchChromium,
+	type Page,
+	type WebSocketRoute,
+} from "../../web/e2e/browser.js";
+import { assistantMessage, ok, uniqueId, userMessage } from "../graphql/http.js";
+import { ensureWebBuild, startWebTestServer, type WebTestServer } from "./support.js";
+
+const chromiumPath = findChromium();
+if (!chromiumPath) {
+	// CI installs Chromium (.ci/run); anywhere else the rest of the suite runs without these.
+	if (process.env.CI)
+		throw new Error("No Chromium found (install Debian's chromium package or set CHROMIUM_PATH)");
+	console.warn(
+		"test/web/browser.test.ts skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)",
+	);
+}
+
+const ARTIFACTS = new URL("./artifacts/", import.meta.url);
+const WAIT = { timeout: 5_000 };
+
+describe.skipIf(!chromiumPath)("web app in Chromium", () => {
+	let server: WebTestServer;
+	let browser: Browser;
+	let context: BrowserContext;
+
+	beforeAll(async () => {
+		ensureWebBuild();
+		mkdirSync(ARTIFACTS, { recursive: true });
+		[server, browser] = await Promise.all([startWebTestServer(), launchChromium(chromiumPath as string)]);
+		context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	}, 120_000);
+
+	afterAll(async () => {
+		await context?.close();
+		await browser?.close();
+		await server?.close();
+	});
+
+	const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) =>
+		ok<T>(server.api, query, variables);
+
+	const createSession = (sessionId: string, name: string) =>
+		api(`mutation ($input: CreateSessionInput!) { createSession(input: $input) { sessionId } }`, {
+			input: { sessionId, name, cwd: "/work/web-test" },
+		});
+
+	const append = (sessionId: string, entryId: string, message: unknown) =>
+		api(`mutation ($input: AppendEntryInput!) { appendEntry(input: $input) { entry { seq } } }`, {
+			input: { sessionId, entryId, entry: { message } },
+		});
+
+	const moveLeaf = (sessionId: string, targetId: string, summary?: string) =>
+		api(`mutation ($input: MoveLeafInput!) { moveLeaf(input: $input) { session { leafId } } }`, {
+			input: { sessionId, targetId, ...(summary ? { summary: { summary } } : {}) },
+		});
+
+	const setLabel = (sessionId: string, targetId: string, label: string) =>
+		api(`mutation ($input: SetLabelInput!) { setLabel(input: $input) { entry { seq } } }`, {
+			input: { sessionId, targetId, label },
+		});
+
+	/**
+	 * u1 → a1 → u2 → a2, then back to a1 with a summary (s1) and on from
+	 * there: u3 → a3, the leaf. u1 is labelled "start".
+	 */
+	async function branchedSession(label = "branched"): Promise<string> {
+		const id = uniqueId(label);
+		await createSession(id, `Web ${label}`);
+		await append(id, "u1", userMessage("first question"));
+		await append(id, "a1", assistantMessage("first answer"));
+		await append(id, "u2", userMessage("abandoned question"));
+		await append(id, "a2", assistantMessage("abandoned answer"));
+		await moveLeaf(id, "a1", "Tried the abandoned approach; it failed.");
+		await append(id, "u3", userMessage("second question"));
+		await append(id, "a3", assistantMessage("second answer"));
+		await setLabel(id, "u1", "start");
+		return id;
+	}
+
+	const treeRows = (page: Page) => page.locator('[role="tree"] [role="treeitem"]');
+	const row = (page: Page, entryId: string) => page.locator(`[role="treeitem"][data-entry-id="${entryId}"]`);
+
+	async function openSession(sessionId: string): Promise<Page> {
+		const page = await context.newPage();
+		await page.goto(`${server.origin}/sessions/${encodeURIComponent(sessionId)}`);
+		await page.locator('[role="tree"]').waitFor(WAIT);
+		return page;
+	}
+
+	/** Every tree row's entry id, in order; fails on a duplicate. */
+	async function rowIds(page: Page): Promise<string[]> {
+		const ids = await treeRows(page).evaluateAll((rows) =>
+			rows.map((r) => r.getAttribute("data-entry-id") ?? ""),
+		);
+		expect(new Set(ids).size, `duplicate rows in ${ids.join(",")}`).toBe(ids.length);
+		return ids;
+	}
+
+	const leafOf = async (sessionId: string) =>
+		(
+			await api<{ session: { leafId: string } }>(
+				`query ($id: String!) { session(sessionId: $id) { leafId } }`,
+				{
+					id: sessionId,
+				},
+			)
+		).session.leafId;
+
+	async function apiNodeIds(sessionId: string): Promise<string[]> {
+		const data = await api<{
+			session: { entries: { edges: Array<{ node: { entryId: string; type: string } }> } };
+		}>(
+			`query ($id: String!) { session(sessionId: $id) { entries(first: 500) { edges { node { entryId type } } } } }`,
+			{ id: sessionId },
+		);
+		return data.session.entries.edges
+			.map((e) => e.node)
+			.filter((n) => n.type !== "LEAF")
+			.map((n) => n.entryId);
+	}
+
+	it("the sessions list shows a session created after the page loaded, and filters by search", async () => {
+		const page = await context.newPage();
+		await page.goto(`${server.origin}/`);
+		await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
+		await page.locator(".connection-live").waitFor(WAIT);
+		const id = uniqueId("created-live");
+		await createSession(id, "Created while watching");
+		const created = page.locator(`tr[data-session-id="${id}"]`);
+		await created.waitFor(WAIT);
+		await expect.poll(() => created.textContent(), WAIT).toContain("Created while watching");
+		// Activity on it updates its row in place.
+		await append(id, "u1", userMessage("hello"));
+		await expect.poll(() => created.locator('[data-testid="session-entries"]').textContent(), WAIT).toBe("1");
+
+		await page.getByLabel("Search sessions").fill("while watching");
+		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(1);
+		await page.getByLabel("Search sessions").fill("no such session anywhere");
+		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(0);
+		await page.screenshot({ path: new URL("sessions.png", ARTIFACTS).pathname });
+		await page.close();
+	});
+
+	it("renders the tree like pi's /tree: active path marked, labels, branch summary, leaf pointer", async () => {
+		const id = await branchedSession("tree");
+		const page = await openSession(id);
+		await row(page, "a3").waitFor(WAIT);
+		expect(await rowIds(page)).toHaveLength((await apiNodeIds(id)).length);
+		const active = await page
+			.locator('[role="treeitem"][data-active-path="true"]')
+			.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-entry-id")));
+		const branch = await api<{ session: { branch: Array<{ entryId: string }> } }>(
+			`query ($id: String!) { session(sessionId: $id) { branch(full: true) { entryId } } }`,
+			{ id },
+		);
+		expect(new Set(active)).toEqual(new Set(branch.session.branch.map((e) => e.entryId)));
+		expect(await row(page, "u2").getAttribute("data-active-path")).toBeNull();
+		expect(await row(page, "u1").textContent()).toContain("[start]");
+		// Labelling appended a label entry under a3: that entry is the leaf now, as in pi.
+		const leafId = await leafOf(id);
+		expect(await row(page, leafId).getAttribute("data-leaf")).toBe("true");
+		expect(await row(page, leafId).textContent()).toContain("← leaf");
+		expect(await row(page, leafId).textContent()).toContain("[label: start]");
+		await expect
+			.poll(() => page.locator('[role="treeitem"].type-branch-summary').textContent(), WAIT)
+			.toContain("Tried the abandoned approach");
+		// pi's layout: the active branch first, the abandoned one indented under the branch point.
+		const ids = await rowIds(page);
+		expect(ids.indexOf("u3")).toBeLessThan(ids.indexOf("u2"));
+		expect(Number(await row(page, "u2").getAttribute("aria-level"))).toBeGreaterThan(1);
+		await page.screenshot({ path: new URL("session.png", ARTIFACTS).pathname });
+		await page.close();
+	});
+
+	it("moves the selection with the keyboard (ARIA tree) and shows the entry and its context", async () => {
+		const id = await branchedSession("keys");
+		const page = await openSession(id);
+		const selected = page.locator('[role="treeitem"][aria-selected="true"]');
+		// Opens on the leaf, as pi does.
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe(await leafOf(id));
+		await selected.focus();
+		await page.keyboard.press("Home");
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe("u1");
+		await page.keyboard.press("ArrowDown");
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe("a1");
+		expect(await page.evaluate(() => document.activeElement?.getAttribute("data-entry-id"))).toBe("a1");
+		// a1 is the branch point: → goes to its first child (the active branch's summary), ← back up.
+		await page.keyboard.press("ArrowRight");
+		await expect.poll(() => selected.getAttribute("class"), WAIT).toContain("type-branch-summary");
+		await page.keyboard.press("ArrowLeft");
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe("a1");
+		await page.keyboard.press("End");
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).not.toBe("a1");
+
+		// Click the abandoned question: its entry, and the context the model would see from it.
+		await row(page, "u2").click();
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe("u2");
+		const entryText = page.getByTestId("entry-text");
+		await expect.poll(() => entryText.textContent(), WAIT).toBe("abandoned question");
+		const context = await api<{ session: { context: { messages: unknown[] } } }>(
+			`query ($id: String!) { session(sessionId: $id) { context(fromId: "u2") { messages } } }`,
+			{ id },
+		);
+		const items = page.locator('[data-testid="context"] .context-message');
+		await expect.poll(() => items.count(), WAIT).toBe(context.session.context.messages.length);
+		expect(await items.last().textContent()).toContain("abandoned question");
+		expect(await page.getByTestId("context").textContent()).not.toContain("second question");
+		await page.close();
+	});
+
+	it("compares two selected nodes: common ancestor and the diverging paths", async () => {
+		const id = await branchedSession("compare");
+		const page = await openSession(id);
+		await row(page, "a2").click();
+		await page.getByRole("button", { name: "Compare from this entry (A)" }).click();
+		await row(page, "a3").click();
+		await expect.poll(() => page.getByTestId("common-ancestor").textContent(), WAIT).toContain("a1");
+		expect(await page.getByTestId("compare-path-A").locator("li").count()).toBe(2); // u2, a2
+		expect(await page.getByTestId("compare-path-B").locator("li").count()).toBe(3); // s1, u3, a3
+		await page.close();
+	});
+
+	it("shows appends, leaf moves and labels made through the API live", async () => {
+		const id = await branchedSession("live");
+		const page = await openSession(id);
+		await row(page, "a3").waitFor(WAIT);
+		await append(id, "u4", userMessage("live question"));
+		await row(page, "u4").waitFor(WAIT);
+		await expect.poll(() => row(page, "u4").getAttribute("data-leaf"), WAIT).toBe("true");
+		await moveLeaf(id, "a2");
+		await expect.poll(() => row(page, "a2").getAttribute("data-active-path"), WAIT).toBe("true");
+		expect(await row(page, "u4").getAttribute("data-active-path")).toBeNull();
+		await setLabel(id, "a2", "retry here");
+		await expect.poll(() => row(page, "a2").textContent(), WAIT).toContain("[retry here]");
+		expect(await rowIds(page)).toEqual(expect.arrayContaining(await apiNodeIds(id)));
+		expect(await rowIds(page)).toHaveLength((await apiNodeIds(id)).length);
+		await page.close();
+	});
+
+	it("resumes after the WebSocket drops: the entries appended in the gap arrive, each exactly once", async () => {
+		const id = await branchedSession("resume");
+		const page = await context.newPage();
+		// Every graphql-ws connection of the page passes through here, so the test can cut it, keep it
+		// away while it appends, and see what the page asks for when it subscribes again.
+		let refuse = false;
+		const sockets: Array<[page: WebSocketRoute, server: WebSocketRoute]> = [];
+		const subscribes: Array<{ query: string; variables: Record<string, unknown> }> = [];
+		const delivered: number[] = [];
+		await page.routeWebSocket(/\/graphql$/, (ws) => {
+			if (refuse) {
+				ws.close({ code: 1001, reason: "test: server away" });
+				return;
+			}
+			const upstream = ws.connectToServer();
+			sockets.push([ws, upstream]);
+			ws.onMessage((message) => {
+				const parsed = JSON.parse(String(message));
+				if (parsed.type === "subscribe") subscribes.push(parsed.payload);
+				upstream.send(message);
+			});
+			upstream.onMessage((message) => {
+				const parsed = JSON.parse(String(message));
+				const seq = parsed.payload?.data?.sessionEvents?.seq;
+				if (parsed.type === "next" && typeof seq === "number") delivered.push(seq);
+				ws.send(message);
+			});
+		});
+		await page.goto(`${server.origin}/sessions/${encodeURIComponent(id)}`);
+		await row(page, "a3").waitFor(WAIT);
+		await page.locator(".connection-live").waitFor(WAIT);
+		await append(id, "u4", userMessage("before the drop"));
+		await row(page, "u4").waitFor(WAIT);
+		const seen = Number(await row(page, "u4").getAttribute("data-seq"));
+
+		refuse = true;
+		for (const [pageSide, serverSide] of sockets) {
+			await serverSide.close({ code: 1000, reason: "test: dropped" });
+			await pageSide.close({ code: 1001, reason: "test: dropped" });
+		}
+		await page.locator(".connection-reconnecting").waitFor(WAIT);
+		await append(id, "a4", assistantMessage("appended in the gap"));
+		await append(id, "u5", userMessage("also in the gap"));
+		refuse = false;
+
+		await row(page, "u5").waitFor({ timeout: 10_000 });
+		await append(id, "a5", assistantMessage("after the reconnect"));
+		await row(page, "a5").waitFor(WAIT);
+
+		const resubscribe = subscribes.filter((s) => s.query.includes("sessionEvents")).at(-1);
+		expect(resubscribe?.variables.afterSeq).toBe(seen);
+		expect(
+			delivered.filter((seq, i) => delivered.indexOf(seq) !== i),
+			"events delivered twice",
+		).toEqual([]);
+		const ids = await rowIds(page);
+		expect(ids).toHaveLength((await apiNodeIds(id)).length);
+		expect(ids).toEqual(expect.arrayContaining(["u4", "a4", "u5", "a5"]));
+		await page.close();
+	});
+
+	it("opens pi's 1,002-entry session with the active path", async () => {
+		const path = new URL("../../../shared/fixtures/pi/large-session.v1.jsonl", import.meta.url);
+		const jsonl = readFileSync(
+			process.env.PI_FIXTURES_DIR ? `${process.env.PI_FIXTURES_DIR}/large-session.v1.jsonl` : path,
+			"utf8",
+		);
+		const id = uniqueId("large");
+		await api(`mutation ($input: ImportSessionInput!) { importSession(input: $input) { sessionId } }`, {
+			input: { jsonl, sessionId: id },
+		});
+		const page = await openSession(id);
+		const expected = await api<{ session: { leafId: string; branch: Array<{ entryId: string }> } }>(
+			`query ($id: String!) { session(sessionId: $id) { leafId branch(full: true) { entryId } } }`,
+			{ id },
+		);
+		await row(page, expected.session.leafId).waitFor(WAIT);
+		await expect
+			.poll(() => page.locator('[role="treeitem"][data-active-path="true"]').count(), WAIT)
+			.toBe(expected.session.branch.length);
+		await page.screenshot({ path: new URL("large-session.png", ARTIFACTS).pathname });
+		await page.close();
+	});
+
+	it("the dashboard's totals equal the metrics API's, its charts draw, and both follow an append", async () => {
+		const id = await branchedSession("dashboard");
+		const page = await context.newPage();
+		await page.goto(`${server.origin}/dashboard`);
+		const totals = async () => {
+			const data = await api<{
+				metrics: { rows: Array<{ values: { entries: number; totalTokens: number } }> };
+			}>(
+				`{ metrics(query: { measures: [ENTRIES, TOTAL_TOKENS] }) { rows { values { entries totalTokens } } } }`,
+			);
+			return data.metrics.rows[0]?.values ?? { entries: 0, totalTokens: 0 };
+		};
+		const before = await totals();
+		const shown = (testId: string) => page.getByTestId(testId).textContent();
+		await expect.poll(() => shown("total-entries"), WAIT).toBe(before.entries.toLocaleString("en-US"));
+		expect(await shown("total-tokens")).toBe(before.totalTokens.toLocaleString("en-US"));
+		await expect
+			.poll(
+				() => page.locator('[data-testid="chart-sessions-per-day"] .recharts-bar-rectangle').count(),
+				WAIT,
+			)
+			.toBeGreaterThan(0);
+		await expect
+			.poll(() => page.locator('[data-testid="chart-top-sessions"] .recharts-bar-rectangle').count(), WAIT)
+			.toBeGreaterThan(0);
+
+		await append(id, "u9", userMessage("counted on the dashboard"));
+		const after = await totals();
+		expect(after.entries).toBe(before.entries + 1);
+		await expect.poll(() => shown("total-entries"), WAIT).toBe(after.entries.toLocaleString("en-US"));
+		await expect
+			.poll(() => page.getByTestId("activity-feed").textContent(), WAIT)
+			.toContain("counted on the dashboard");
+		await page.screenshot({ path: new URL("dashboard.png", ARTIFACTS).pathname });
+		await page.close();
+	});
+});

@@ -1,0 +1,107 @@
+import { useEffect, useState } from "react";
+import { Link, useParams } from "react-router";
+import { useQuery } from "urql";
+import { ComparePanel } from "../components/ComparePanel";
+import { EntryPanel } from "../components/EntryPanel";
+import { TreeView } from "../components/TreeView";
+import { graphql } from "../gql";
+import { useSessionTree } from "../tree/useSessionTree";
+
+const SessionHeader = graphql(`
+	query SessionHeader($sessionId: String!) {
+		session(sessionId: $sessionId) {
+			sessionId
+			name
+			cwd
+			createdAt
+		}
+	}
+`);
+
+export function SessionPage() {
+	const { sessionId = "" } = useParams();
+	const [{ data }] = useQuery({ query: SessionHeader, variables: { sessionId } });
+	const state = useSessionTree(sessionId);
+	const [selectedId, setSelectedId] = useState<string | null>(null);
+	const [compareId, setCompareId] = useState<string | null>(null);
+	const tree = state.status === "ready" ? state.tree : null;
+	const leafId = tree?.leafId ?? null;
+	const hasTree = tree !== null;
+
+	// pi opens /tree on the current leaf.
+	useEffect(() => {
+		if (hasTree && selectedId === null && leafId !== null) setSelectedId(leafId);
+	}, [hasTree, leafId, selectedId]);
+
+	const session = data?.session;
+	const title = session?.name || sessionId;
+	useEffect(() => {
+		document.title = `${title} · Session trees`;
+	}, [title]);
+
+	if (state.status === "missing") {
+		return (
+			<section>
+				<h1>No session {sessionId}</h1>
+				<p>
+					<Link to="/">Back to the sessions</Link>
+				</p>
+			</section>
+		);
+	}
+	return (
+		<div className="session-page">
+			<header className="page-header">
+				<h1>{title}</h1>
+				<p className="muted">
+					{sessionId}
+					{session?.cwd ? ` · ${session.cwd}` : ""}
+					{tree ? ` · ${tree.nodes.length} nodes · seq ${tree.lastSeq}` : ""}
+				</p>
+			</header>
+			{state.status === "error" ? <p role="alert">{state.message}</p> : null}
+			{state.status === "loading" ? <p aria-busy="true">Loading the tree…</p> : null}
+			{tree ? (
+				<div className="session-columns">
+					<section className="panel tree-panel" aria-labelledby="tree-heading">
+						<h2 id="tree-heading">Tree</h2>
+						<p id="tree-help" className="muted small">
+							↑/↓ move, → child, ← parent, c marks the entry to compare with. • marks the active path.
+						</p>
+						{tree.nodes.length === 0 ? <p>No entries yet.</p> : null}
+						<TreeView
+							tree={tree}
+							selectedId={selectedId}
+							compareId={compareId}
+							onSelect={setSelectedId}
+							onMarkCompare={setCompareId}
+						/>
+					</section>
+					<div className="side">
+						{selectedId ? (
+							<div className="toolbar">
+								<button
+									type="button"
+									onClick={() => setCompareId(selectedId)}
+									disabled={compareId === selectedId}
+								>
+									Compare from this entry (A)
+								</button>
+							</div>
+						) : null}
+						{compareId && selectedId && compareId !== selectedId ? (
+							<ComparePanel
+								tree={tree}
+								a={compareId}
+								b={selectedId}
+								onClear={() => setCompareId(null)}
+								onSelect={setSelectedId}
+							/>
+						) : null}
+						{selectedId ? <EntryPanel sessionId={sessionId} entryId={selectedId} /> : null}
+					</div>
+				</div>
+			) : null}
+		</div>
+	);
+}

@@ -1,0 +1,102 @@
+/**
+ * A session's tree kept current: loaded once (adapter.ts), then every event
+ * of `sessionEvents` after the loaded seq applied in order. The resume
+ * position is the last applied seq, read when the subscription is (re)sent,
+ * so a reconnect neither repeats nor skips an event; a replayed event is
+ * dropped by seq, and a skipped one (which would be a bug) reloads the tree.
+ */
+import { useEffect, useRef, useState } from "react";
+import { useClient } from "urql";
+import { subscribeLive } from "../api/client";
+import { graphql } from "../gql";
+import { changeOf, loadTree, SessionNotFoundError } from "./adapter";
+import { applyChange, type SessionTree, type TreeChange } from "./tree";
+
+const SessionEvents = graphql(`
+	subscription SessionTreeEvents($sessionId: String!, $afterSeq: Int) {
+		sessionEvents(sessionId: $sessionId, afterSeq: $afterSeq) {
+			__typename
+			... on EntryAppended {
+				seq
+				leafId
+				entry {
+					...TreeEntryFields
+				}
+			}
+			... on LeafMoved {
+				seq
+				leafId
+			}
+		}
+	}
+`);
+
+export type TreeState =
+	| { status: "loading" }
+	| { status: "missing" }
+	| { status: "error"; message: string }
+	| { status: "ready"; tree: SessionTree };
+
+export function useSessionTree(sessionId: string): TreeState {
+	const client = useClient();
+	const [state, setState] = useState<TreeState>({ status: "loading" });
+	const treeRef = useRef<SessionTree | null>(null);
+
+	useEffect(() => {
+		let cancelled = false;
+		let unsubscribe: (() => void) | undefined;
+		treeRef.current = null;
+		setState({ status: "loading" });
+
+		const start = async () => {
+			unsubscribe?.();
+			unsubscribe = undefined;
+			let tree: SessionTree;
+			try {
+				tree = await loadTree(client, sessionId);
+			} catch (error) {
+				if (cancelled) return;
+				if (error instanceof SessionNotFoundError) setState({ status: "missing" });
+				else setState({ status: "error", message: String((error as Error).message ?? error) });
+				return;
+			}
+			if (cancelled) return;
+			treeRef.current = tree;
+			setState({ status: "ready", tree });
+			unsubscribe = subscribeLive(
+				SessionEvents,
+				// Read at every (re)subscribe: the position is what this page has applied, not what it had at first.
+				() => ({ sessionId, afterSeq: treeRef.current?.lastSeq ?? tree.lastSeq }),
+				{
+					next: (data) => {
+						const current = treeRef.current;
+						if (!current || cancelled) return;
+						const event = data.sessionEvents;
+						const change: TreeChange =
+							event.__typename === "EntryAppended"
+								? changeOf(event.entry, event.seq, event.leafId ?? null)
+								: { seq: event.seq, leafId: event.leafId ?? null };
+						const result = applyChange(current, change);
+						if (result.kind === "applied") {
+							treeRef.current = result.tree;
+							setState({ status: "ready", tree: result.tree });
+						} else if (result.kind === "gap") {
+							console.error(`sessionEvents skipped from seq ${result.expected} to ${result.got}; reloading`);
+							void start();
+						}
+					},
+					error: (message) => {
+						if (!cancelled) setState({ status: "error", message });
+					},
+				},
+			);
+		};
+		void start();
+		return () => {
+			cancelled = true;
+			unsubscribe?.();
+		};
+	}, [client, sessionId]);
+
+	return state;
+}
