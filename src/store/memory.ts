@@ -18,6 +18,7 @@ import {
 } from "../session/metrics.js";
 import { rollupRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
+import { activityCursor, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
@@ -31,6 +32,8 @@ import {
 	sessionIdTaken,
 } from "./records.js";
 import {
+	type ActivityQuery,
+	type ActivityRecord,
 	type AppendOptions,
 	type ContextQuery,
 	type CreateSessionInput,
@@ -58,6 +61,8 @@ import {
 } from "./write.js";
 
 interface MemorySession {
+	/** Like Postgres' sessions.key: the session's number in the activity log. */
+	key: number;
 	record: SessionRecord;
 	log: StoredEntry[];
 	byId: Map<string, StoredEntry>;
@@ -67,6 +72,27 @@ interface MemorySession {
 export class MemoryDatabase {
 	readonly sessions = new Map<string, MemorySession>();
 	readonly locks = new KeyedMutex();
+	/** Every committed write in commit order (a write commits at once here: commit order is the log's order). */
+	readonly activity: Array<{
+		ws: string;
+		sessionId: string;
+		key: number;
+		fromSeq: number;
+		toSeq: number;
+		created: boolean;
+	}> = [];
+
+	/** Log a committed write; its place in `activity` (1-based) is its position. */
+	logActivity(ws: string, session: MemorySession, fromSeq: number, toSeq: number, created: boolean): void {
+		this.activity.push({
+			ws,
+			sessionId: session.record.sessionId,
+			key: session.key,
+			fromSeq,
+			toSeq,
+			created,
+		});
+	}
 }
 
 const key = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
@@ -106,7 +132,14 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		const id = key(record.workspaceId, record.sessionId);
 		if (this.db.sessions.has(id)) throw sessionIdTaken(record.sessionId);
 		const log = copy([...rows]);
-		this.db.sessions.set(id, { record: copy(record), log, byId: new Map(log.map((e) => [e.entry.id, e])) });
+		const session = {
+			key: this.db.sessions.size + 1,
+			record: copy(record),
+			log,
+			byId: new Map(log.map((e) => [e.entry.id, e])),
+		};
+		this.db.sessions.set(id, session);
+		this.db.logActivity(record.workspaceId, session, 1, record.lastSeq, true);
 		this.announce(createdNotice(record));
 		return copy(record);
 	}
@@ -180,6 +213,8 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 							session.byId.set(row.entry.id, row);
 						}
 						session.record = copy(next);
+						const first = rows[0];
+						if (first) this.db.logActivity(ws, session, first.seq, next.lastSeq, false);
 					},
 				},
 				sessionId,
@@ -284,6 +319,24 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			rollups.push({ sessionId: record.sessionId, cwd: record.cwd, rows: rollupRows(log) });
 		}
 		return copy(metricsOfRollups(checked, rollups));
+	}
+
+	async activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+		const after = query.after == null ? 0 : Number(parseActivityCursor(query.after).xid);
+		const found: ActivityRecord[] = [];
+		for (let i = after; i < this.db.activity.length && found.length < query.limit; i++) {
+			const write = this.db.activity[i];
+			if (write?.ws !== ws) continue;
+			const { sessionId, key, fromSeq, toSeq, created } = write;
+			found.push({
+				cursor: activityCursor({ xid: String(i + 1), key, toSeq }),
+				sessionId,
+				fromSeq,
+				toSeq,
+				created,
+			});
+		}
+		return found;
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {

@@ -163,6 +163,24 @@ export interface ForkInput extends AuthorOptions {
 	newSessionId?: string;
 }
 
+/** One committed tree write in a workspace's activity log (`SessionStore.activity`). */
+export interface ActivityRecord {
+	/** Opaque position of this write: `activity({ after: cursor })` continues after it. */
+	cursor: string;
+	sessionId: string;
+	/** The write's entries are fromSeq..toSeq; none (fromSeq > toSeq) when an empty session was created. */
+	fromSeq: number;
+	toSeq: number;
+	/** The write created the session (createSession, importSession, forkSession). */
+	created: boolean;
+}
+
+export interface ActivityQuery {
+	/** A cursor of an earlier record; default: from the start of the log. */
+	after?: string | null;
+	limit: number;
+}
+
 export interface SessionStore {
 	readonly backend: "memory" | "pglite" | "postgres";
 
@@ -237,6 +255,15 @@ export interface SessionStore {
 	 * (design/tree-rules.md#re-importing-a-file).
 	 */
 	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<ImportedSession>;
+	/**
+	 * The workspace's committed writes after a position, in one order that
+	 * never changes: a record returned is never preceded by one returned
+	 * later, so a reader that resumes after the last cursor it saw misses
+	 * nothing and sees nothing twice (design/tree-rules.md#activity-log). A
+	 * write still committing is not returned yet, nor anything after it.
+	 * A cursor that is not this backend's is INVALID_INPUT (`afterCursor`).
+	 */
+	activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]>;
 	exportSession(ws: string, sessionId: string): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

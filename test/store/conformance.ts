@@ -13,7 +13,7 @@ import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js"
 import type { MetricsQuery } from "../../src/session/metrics.js";
 import { stringifyWithRaw } from "../../src/session/raw-json.js";
 import { replayLeaf } from "../../src/session/tree.js";
-import type { SessionStore } from "../../src/store/store.js";
+import type { ActivityRecord, SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 import type { Backend } from "./backends.js";
 import { metricsProperty } from "./metrics-property.js";
@@ -1029,6 +1029,92 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				onProgress: (done, total) => seen.push([done, total]),
 			});
 			expect(seen.at(-1)).toEqual([10, 10]);
+		});
+	});
+
+	describe("the activity log", () => {
+		const shape = (records: ActivityRecord[]) =>
+			records.map((r) => [r.sessionId, r.fromSeq, r.toSeq, r.created] as const);
+
+		it("holds every committed write of the workspace in order; resuming after any cursor gives the rest, once", async () => {
+			const ws = workspace();
+			const other = workspace();
+			await store().createSession(ws, { sessionId: "a" });
+			await store().appendEntry(ws, "a", withId("u1", user("one")));
+			await store().createSession(other, { sessionId: "elsewhere" });
+			await store().importSession(ws, fixture("v2.jsonl"), { sessionId: "b" });
+			await store().appendEntry(ws, "a", assistant("two"));
+			await store().moveLeaf(ws, "a", { targetId: "u1", summary: { summary: "back" } });
+			await store().forkSession(ws, "a", { newSessionId: "c" });
+			// Nothing written, nothing logged: a re-sent entry, a re-import, a refused write.
+			await store().appendEntry(ws, "a", withId("u1", user("one")));
+			await store().importSession(ws, fixture("v2.jsonl"), { sessionId: "b" });
+			await rejectsWithCode(
+				store().appendEntry(ws, "a", user("x"), { expectedLeafId: "nope" }),
+				"LEAF_CONFLICT",
+			);
+			await store().renameSession(ws, "b", "Bee");
+
+			const all = await store().activity(ws, { limit: 100 });
+			const forkLength = (await store().getSession(ws, "c"))?.lastSeq;
+			expect(shape(all)).toEqual([
+				["a", 1, 0, true],
+				["a", 1, 1, false],
+				["b", 1, 8, true],
+				["a", 2, 2, false],
+				["a", 3, 4, false],
+				["c", 1, forkLength, true],
+				["b", 9, 9, false],
+			]);
+			for (let i = 0; i < all.length; i++) {
+				expect(await store().activity(ws, { after: all[i]?.cursor ?? null, limit: 100 })).toEqual(
+					all.slice(i + 1),
+				);
+			}
+			const paged: ActivityRecord[] = [];
+			for (let page = await store().activity(ws, { limit: 2 }); page.length > 0; ) {
+				paged.push(...page);
+				page = await store().activity(ws, { after: page.at(-1)?.cursor ?? null, limit: 2 });
+			}
+			expect(paged).toEqual(all);
+			expect(shape(await store().activity(other, { limit: 100 }))).toEqual([["elsewhere", 1, 0, true]]);
+		});
+
+		it("a reader resuming while writes to many sessions commit sees each write exactly once, each session in seq order", async () => {
+			const ws = workspace();
+			const ids = ["s0", "s1", "s2", "s3"];
+			for (const id of ids) await store().createSession(ws, { sessionId: id });
+			const seen: ActivityRecord[] = [];
+			let cursor: string | undefined;
+			let writing = true;
+			const read = async () => {
+				const page = await store().activity(ws, { after: cursor ?? null, limit: 7 });
+				seen.push(...page);
+				cursor = page.at(-1)?.cursor ?? cursor;
+				return page.length;
+			};
+			const reader = (async () => {
+				while (writing) await read();
+				while ((await read()) > 0);
+			})();
+			await Promise.all(
+				ids.map(async (id) => {
+					for (let i = 0; i < 6; i++) await store().appendEntry(ws, id, user(`${id}-${i}`));
+				}),
+			);
+			writing = false;
+			await reader;
+			expect(seen.length).toBe(ids.length * 7);
+			for (const id of ids) {
+				expect(seen.filter((r) => r.sessionId === id).map((r) => r.toSeq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+			}
+		});
+
+		it("a cursor that is not one of this feed is INVALID_INPUT naming afterCursor", async () => {
+			const ws = workspace();
+			for (const after of ["", "nope", Buffer.from('["a","x",1,1]').toString("base64url")]) {
+				await rejectsWithCode(store().activity(ws, { after, limit: 10 }), "INVALID_INPUT", "afterCursor");
+			}
 		});
 	});
 

@@ -307,6 +307,9 @@ export class WorkerStore implements SessionStore {
 	metrics(...args: Parameters<SessionStore["metrics"]>) {
 		return this.call("metrics", args);
 	}
+	activity(...args: Parameters<SessionStore["activity"]>) {
+		return this.call("activity", args);
+	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;
 		return this.call("importSession", [ws, jsonl, rest], onProgress);

@@ -10,7 +10,7 @@ import { ROLLUP_FIGURES, rollupRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
 import { type Db, sessionKeyOf } from "./queries.js";
 import { entryInserts } from "./rows.js";
-import { entries, sessions, usageRollups } from "./schema.js";
+import { activityLog, entries, sessions, usageRollups } from "./schema.js";
 
 const entryTable = getTableColumns(entries);
 const rollupTable = getTableColumns(usageRollups);
@@ -74,6 +74,16 @@ function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
 	});
 	return sql`${insertRecords(usageRollups, key, rollups, from)}
 		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}`;
+}
+
+/**
+ * The write's row of the activity log (./schema.ts activityLog); its
+ * transaction id is the column's default. `from` as in insertRecords.
+ */
+export function logActivity(key: SQL, fromSeq: SQL, toSeq: SQL, created: boolean, from?: SQL): SQL {
+	const column = (c: { name: string }) => sql.identifier(c.name);
+	return sql`insert into ${activityLog} (${column(activityLog.sessionKey)}, ${column(activityLog.fromSeq)}, ${column(activityLog.toSeq)}, ${column(activityLog.created)})
+		select ${key}, ${fromSeq}, ${toSeq}, ${created}${from ? sql` from ${from}` : sql``}`;
 }
 
 /** Rows inserted per statement on import and fork (progress is reported per batch). */
@@ -140,7 +150,8 @@ export function appendStatement(
 ): SQL {
 	const key = sessionKeyOf(ws, sessionId);
 	return sql`with appended as (${insertEntries(key, sql`${entryRecords(rows)}`)}),
-		rolled as (${addRollups(key, sql`${rollupRecords(rows)}`)})
+		rolled as (${addRollups(key, sql`${rollupRecords(rows)}`)}),
+		logged as (${logActivity(key, sql`${rows[0]?.seq ?? next.lastSeq}::integer`, sql`${next.lastSeq}::integer`, false)})
 		update ${sessions} set ${setPointer({
 			leafId: sql`${next.leafId}`,
 			leafDepth: sql`${next.leafDepth}`,
@@ -179,6 +190,8 @@ export function conditionalAppend(): SQL {
 			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}
 		), rolled as (
 			${addRollups(sql`moved.key`, sql`${p("rollups")}::text`, sql`moved`)}
+		), logged as (
+			${logActivity(sql`moved.key`, sql`${p("fromSeq")}::integer`, sql`${p("lastSeq")}::integer`, false, sql`moved`)}
 		)
 		select count(*)::integer as applied from moved`;
 }
@@ -197,6 +210,7 @@ export function conditionalAppendValues(
 		expectedSeq,
 		rows: entryRecords(rows),
 		rollups: rollupRecords(rows),
+		fromSeq: rows[0]?.seq ?? next.lastSeq,
 		leafId: next.leafId,
 		leafDepth: next.leafDepth,
 		lastSeq: next.lastSeq,

@@ -22,7 +22,7 @@ import {
 	sessionInsert,
 } from "./rows.js";
 import * as schema from "./schema.js";
-import { statement, statementFamily } from "./statements.js";
+import { executeRows, statement, statementFamily } from "./statements.js";
 
 const { entries, sessions } = schema;
 
@@ -357,4 +357,41 @@ export async function sessionWithLogRows(
 	// UNION ALL promises no order between or within its parts: the window's order is restored here.
 	rows.sort((a, b) => a.seq - b.seq);
 	return { session, rows };
+}
+
+/** A row of the activity log with its session's id (SessionStore.activity). */
+export interface ActivityRow {
+	sessionId: string;
+	xid: string;
+	key: number;
+	fromSeq: number;
+	toSeq: number;
+	created: boolean;
+}
+
+/**
+ * The workspace's log rows after a position, in the log's order, of
+ * transactions older than every one still running: a row not returned now
+ * because an older transaction is still open can only come after what is
+ * returned (./schema.ts activityLog).
+ */
+export function activityRows(
+	db: Db,
+	ws: string,
+	after: { xid: string; key: number; toSeq: number } | null,
+	limit: number,
+): Promise<ActivityRow[]> {
+	const { activityLog } = schema;
+	const order = sql`(${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq})`;
+	return executeRows<ActivityRow>(
+		db,
+		sql`select ${sessions.id} as "sessionId", ${activityLog.xid}::text as xid, ${activityLog.sessionKey} as key,
+				${activityLog.fromSeq} as "fromSeq", ${activityLog.toSeq} as "toSeq", ${activityLog.created} as created
+			from ${activityLog} join ${sessions} on ${sessions.key} = ${activityLog.sessionKey}
+			where ${sessions.workspaceId} = ${ws}
+				and ${activityLog.xid} < pg_snapshot_xmin(pg_current_snapshot())
+				${after ? sql`and ${order} > (${after.xid}::xid8, ${after.key}::integer, ${after.toSeq}::integer)` : sql``}
+			order by ${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq}
+			limit ${limit}`,
+	);
 }

@@ -7,6 +7,8 @@
  */
 import { sql } from "drizzle-orm";
 import {
+	boolean,
+	customType,
 	doublePrecision,
 	foreignKey,
 	index,
@@ -123,6 +125,41 @@ export const usageRollups = pgTable(
 			name: "usage_rollups_pk",
 			columns: [t.sessionKey, t.bucket, t.entryType, t.role, t.provider, t.model, t.author],
 		}),
+		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
+	],
+);
+
+/** A 64-bit transaction id (Postgres 13+): never wraps around, ordered, compared in an index. */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
+
+/**
+ * The activity log: one row per committed tree write (a creation, an import
+ * or a fork with all its rows, an append, a move), in the same statement or
+ * transaction as the write, so the workspace's activity can be replayed from
+ * any position (`SessionStore.activity`). Ordered by the writing
+ * transaction's id, then session and seq; a reader takes only rows of
+ * transactions older than every one still running
+ * (`pg_snapshot_xmin(pg_current_snapshot())`), so no row can later appear
+ * before a position it has passed, whatever order the transactions commit
+ * in. No counter row: writers of different sessions share nothing but the
+ * index's right edge (a page latch for the insert, not a lock held to commit).
+ * Rows start when this table was added: older activity is not replayed.
+ */
+export const activityLog = pgTable(
+	"activity_log",
+	{
+		sessionKey: integer("session_key").notNull(),
+		/** The writing transaction (`pg_current_xact_id()`, the column's default). */
+		xid: xid8("xid").notNull().default(sql`pg_current_xact_id()`),
+		/** The write's entries are fromSeq..toSeq (none when fromSeq > toSeq: an empty session created). */
+		fromSeq: integer("from_seq").notNull(),
+		toSeq: integer("to_seq").notNull(),
+		/** The write created the session (createSession, import, fork). */
+		created: boolean("created").notNull(),
+	},
+	(t) => [
+		primaryKey({ name: "activity_log_pk", columns: [t.sessionKey, t.toSeq] }),
+		index("activity_log_order").on(t.xid, t.sessionKey, t.toSeq),
 		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
 	],
 );

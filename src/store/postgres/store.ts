@@ -15,6 +15,7 @@ import {
 } from "../../session/rollup.js";
 import type { SessionStats } from "../../session/session-stats.js";
 import { isStorableText } from "../../session/validate.js";
+import { activityCursor, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
@@ -25,6 +26,8 @@ import {
 	reimported,
 } from "../records.js";
 import {
+	type ActivityQuery,
+	type ActivityRecord,
 	type AppendOptions,
 	type ContextQuery,
 	type CreateSessionInput,
@@ -49,9 +52,10 @@ import {
 	TreeWrites,
 	type WriteOutcome,
 } from "../write.js";
-import { addRollupBatches, insertEntryBatches, statementTimeout } from "./inserts.js";
+import { addRollupBatches, insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
 import { rollupMetrics } from "./metrics.js";
 import {
+	activityRows,
 	childRows,
 	countByType,
 	countSessions,
@@ -152,7 +156,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
 		const record = newSessionRecord(ws, input, systemClock.now());
 		await this.db.transaction(async (tx) => {
-			await insertSession(tx, record);
+			const key = await insertSession(tx, record);
+			await tx.execute(logActivity(sql`${key}::integer`, sql`1`, sql`0`, true));
 			await this.writes.notifyIn(tx, createdNotice(record));
 		});
 		this.writes.announced(createdNotice(record));
@@ -413,6 +418,18 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return rollupMetrics(this.db, ws, checkMetricsQuery(query));
 	}
 
+	async activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+		const after = query.after == null ? null : parseActivityCursor(query.after);
+		const rows = await activityRows(this.db, ws, after, query.limit);
+		return rows.map(({ sessionId, xid, key, fromSeq, toSeq, created }) => ({
+			cursor: activityCursor({ xid, key: Number(key), toSeq: Number(toSeq) }),
+			sessionId,
+			fromSeq: Number(fromSeq),
+			toSeq: Number(toSeq),
+			created: created === true || (created as unknown) === "t",
+		}));
+	}
+
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
@@ -424,6 +441,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 				await this.bulkTimeout(tx);
 				const key = await insertSession(tx, record);
 				await insertEntryBatches(tx, key, file.rows, (n) => options.onProgress?.(n, file.rows.length));
+				await tx.execute(logActivity(sql`${key}::integer`, sql`1`, sql`${record.lastSeq}::integer`, true));
 				await this.writes.notifyIn(tx, createdNotice(record));
 			});
 		} catch (error) {
@@ -468,6 +486,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
 			const key = await insertSession(tx, record);
 			await insertEntryBatches(tx, key, plan.rows);
+			await tx.execute(logActivity(sql`${key}::integer`, sql`1`, sql`${record.lastSeq}::integer`, true));
 			await this.writes.notifyIn(tx, createdNotice(record));
 			return record;
 		});

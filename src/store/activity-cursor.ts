@@ -1,0 +1,42 @@
+/**
+ * Positions in a workspace's activity log (SessionStore.activity), handed to
+ * clients as opaque cursors. A position names one committed write: on
+ * Postgres and PGlite its transaction id, session key and last seq (the log's
+ * order, postgres/schema.ts activityLog); in memory the write's place in the
+ * database's commit order. A cursor is only meaningful to the backend that
+ * issued it; anything else is INVALID_INPUT.
+ */
+import { invalidInput } from "../session/errors.js";
+import { decodeOpaque, encodeOpaque } from "./opaque.js";
+
+export interface LogPosition {
+	/** Postgres: the xid8 as decimal text; memory: the commit's number. */
+	xid: string;
+	key: number;
+	toSeq: number;
+}
+
+const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
+
+export function activityCursor(position: LogPosition): string {
+	return encodeOpaque(["a", position.xid, position.key, position.toSeq], "base64url");
+}
+
+export function parseActivityCursor(token: string, field = "afterCursor"): LogPosition {
+	const parts = typeof token === "string" ? decodeOpaque(token, "base64url") : undefined;
+	const [tag, xid, key, toSeq] = parts ?? [];
+	if (
+		parts?.length !== 4 ||
+		tag !== "a" ||
+		typeof xid !== "string" ||
+		!DECIMAL.test(xid) ||
+		!Number.isSafeInteger(key) ||
+		!Number.isSafeInteger(toSeq) ||
+		(key as number) < 0 ||
+		(toSeq as number) < 0 ||
+		activityCursor({ xid, key: key as number, toSeq: toSeq as number }) !== token
+	) {
+		throw invalidInput(field, "is not a cursor of this feed");
+	}
+	return { xid, key: key as number, toSeq: toSeq as number };
+}
