@@ -17,6 +17,7 @@ import { type PersistedOperations, persistedOperations } from "./app/persisted.j
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
 import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";
+import { useStreamedResponses } from "./app/streamed-response.js";
 import { telemetry } from "./app/telemetry.js";
 import { anonymousIdentity, type Identity } from "./auth/identity.js";
 import { DEFAULT_LIMITS, DEFAULT_PERSISTED, type ServerLimits } from "./config.js";
@@ -191,6 +192,8 @@ export function createApp(options: AppOptions): App {
 				const { budget } = context as GraphQLContext;
 				return budget?.exceeded ? toGraphQLError(budgetError(budget)) : undefined;
 			}),
+			// After useResultLimit, whose encoding it sends in pieces.
+			useStreamedResponses(),
 			useSubscriptionsPerClient(limits.subscriptionsPerClient),
 			useTokenExpiry(),
 			...(options.compile === false ? [] : [useCompiledExecution(logger, options.compile)]),

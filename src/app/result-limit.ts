@@ -18,7 +18,7 @@
  */
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import { RawJson, stringifyWithRaw } from "../session/raw-json.js";
+import { RawJson, stringifyToParts } from "../session/raw-json.js";
 
 /** Far below what JSON.stringify survives, far above an operation's depth plus an entry's JSON depth. */
 const MAX_RESULT_DEPTH = 256;
@@ -107,35 +107,57 @@ function onlyData(result: ExecutionResult): boolean {
 const DATA_OPEN = '{"data":';
 const DATA_CLOSE = "}";
 
+/** The pieces of each result encodedOnce encoded; joined, the result's `{"data":…}` text. */
+const encodings = new WeakMap<object, { data: unknown; parts: readonly string[] }>();
+
+/**
+ * The encoding of a data-only result as encodedOnce made it, in pieces
+ * (stored JSON among them as it stands); undefined for any other result.
+ */
+export function encodedParts(result: ExecutionResult): readonly string[] | undefined {
+	const encoded = encodings.get(result);
+	// A plugin that replaced the data after the encoding gets none.
+	return encoded !== undefined && encoded.data === result.data ? encoded.parts : undefined;
+}
+
 /**
  * The operation's result, its data encoded once and measured on that text;
  * or the LIMIT_EXCEEDED result that replaces it. The text is used for the
  * response only while the result still holds the very data it encodes (a
  * plugin that replaced the data after this check gets a full encoding).
  * Encoded as `{"data":…}`, the common response (data, no errors or
- * extensions) is that text as it stands: one flat string, never copied.
+ * extensions) is that text as it stands, joined from its pieces only when
+ * asked for (streamed-response.ts sends the pieces instead).
  */
 function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Check): ExecutionResult {
 	const failed = failure(context);
 	if (failed) return { errors: [failed] };
 	if (result.data === undefined || result.data === null) return result;
 	const { data } = result;
-	let text: string;
+	let parts: string[];
 	try {
-		text = stringifyWithRaw({ data });
+		parts = stringifyToParts({ data });
 	} catch (error) {
 		// A string past V8's limit ("Invalid string length") or a stack overflow: nothing partial is sent.
 		return tooLarge(`cannot be encoded (${(error as Error).message})`, "response");
 	}
-	if (text.length - DATA_OPEN.length - DATA_CLOSE.length > maxBytes)
+	let length = 0;
+	for (const part of parts) length += part.length;
+	if (length - DATA_OPEN.length - DATA_CLOSE.length > maxBytes)
 		return tooLarge(`is larger than ${maxBytes} bytes`, "response");
+	let text: string | undefined;
+	const whole = () => {
+		text ??= parts.join("");
+		return text;
+	};
 	const encodable = result as Encodable;
 	const encode = encodable.stringify ?? JSON.stringify;
 	encodable.stringify = (r) => {
 		if (r.data !== data) return encode(r);
-		if (onlyData(r)) return text;
-		return encodeWithData(r, text.slice(DATA_OPEN.length, text.length - DATA_CLOSE.length));
+		if (onlyData(r)) return whole();
+		return encodeWithData(r, whole().slice(DATA_OPEN.length, whole().length - DATA_CLOSE.length));
 	};
+	encodings.set(encodable, { data, parts });
 	return encodable;
 }
 

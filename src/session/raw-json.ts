@@ -44,8 +44,11 @@ export function rawObject<T extends object>(text: string, fields: T): RawJson & 
 	return Object.assign(new RawJson(text), fields);
 }
 
-/** Replaces the marks of `json` by `texts`; null when they are not exactly the marks handed out, in order. */
-function splice(json: string, texts: readonly string[]): string | null {
+/**
+ * The pieces of `json` with its marks replaced by `texts`, in order (joined,
+ * the encoding); null when the marks are not exactly the ones handed out.
+ */
+function splice(json: string, texts: readonly string[]): string[] | null {
 	const parts: string[] = [];
 	let from = 0;
 	for (let index = 0; index < texts.length; index++) {
@@ -58,11 +61,15 @@ function splice(json: string, texts: readonly string[]): string | null {
 	}
 	if (json.indexOf(QUOTED_MARK, from) >= 0) return null;
 	parts.push(json.slice(from));
-	return parts.join("");
+	return parts;
 }
 
-/** JSON.stringify(value), with every RawJson's text written in as it stands. */
-export function stringifyWithRaw(value: unknown): string {
+/**
+ * JSON.stringify(value) as pieces to write one after the other, every
+ * RawJson's text one of them as it stands: a large encoding need never
+ * exist as one string (see app/streamed-response.ts).
+ */
+export function stringifyToParts(value: unknown): string[] {
 	const outer = marked;
 	const texts: string[] = [];
 	marked = texts;
@@ -72,7 +79,11 @@ export function stringifyWithRaw(value: unknown): string {
 	} finally {
 		marked = outer;
 	}
-	if (texts.length === 0) return json;
-	// A client string that looks like a mark: encode without marks (each RawJson parses its text).
-	return splice(json, texts) ?? JSON.stringify(value);
+	if (texts.length === 0) return [json];
+	return splice(json, texts) ?? [JSON.stringify(value)];
+}
+
+/** JSON.stringify(value), with every RawJson's text written in as it stands. */
+export function stringifyWithRaw(value: unknown): string {
+	return stringifyToParts(value).join("");
 }
