@@ -1,14 +1,16 @@
-import { StrictMode } from "react";
+import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { createBrowserRouter, RouterProvider } from "react-router";
 import { Provider } from "urql";
 import { client } from "./api/client";
 import { Layout } from "./components/Layout";
-import { DashboardPage } from "./pages/DashboardPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 import { SessionPage } from "./pages/SessionPage";
 import { SessionsPage } from "./pages/SessionsPage";
 import "./styles.css";
+
+// The dashboard's chart library is most of the bundle: loaded when the dashboard is opened.
+const DashboardPage = lazy(async () => ({ default: (await import("./pages/DashboardPage")).DashboardPage }));
 
 const router = createBrowserRouter([
 	{
@@ -16,7 +18,14 @@ const router = createBrowserRouter([
 		children: [
 			{ path: "/", element: <SessionsPage /> },
 			{ path: "/sessions/:sessionId", element: <SessionPage /> },
-			{ path: "/dashboard", element: <DashboardPage /> },
+			{
+				path: "/dashboard",
+				element: (
+					<Suspense fallback={<p aria-busy="true">Loading the dashboard…</p>}>
+						<DashboardPage />
+					</Suspense>
+				),
+			},
 			{ path: "*", element: <NotFoundPage /> },
 		],
 	},

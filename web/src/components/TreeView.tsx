@@ -98,6 +98,14 @@ export function TreeView({ tree, selectedId, compareId, onSelect, onMarkCompare 
 	const tabStop =
 		selectedRow >= 0 ? selectedRow : (position.get(tree.leafId ?? "") ?? (rows.length > 0 ? 0 : -1));
 
+	// Opened on a long session, the selected row (the leaf, usually last) is brought into view once.
+	const scrolled = useRef(false);
+	useEffect(() => {
+		if (scrolled.current || selectedId === null) return;
+		scrolled.current = true;
+		document.getElementById(rowDomId(selectedId))?.scrollIntoView({ block: "center" });
+	}, [selectedId]);
+
 	useEffect(() => {
 		if (!focusNext.current || selectedId === null) return;
 		focusNext.current = false;

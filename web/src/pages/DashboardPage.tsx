@@ -7,9 +7,9 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useFeed, useLatest } from "../api/live";
+import { formatCost } from "../format";
 import { graphql } from "../gql";
 import type { DashboardActivitySubscription, MetricsQuery } from "../gql/graphql";
-import { formatCost } from "./SessionsPage";
 
 const Metrics = graphql(`
 	subscription DashboardMetrics($query: MetricsQuery!) {
@@ -98,6 +98,8 @@ function Figure({ id, title, children }: { id: string; title: string; children: 
 }
 
 const number = (value: number | null | undefined) => (value ?? 0).toLocaleString("en-US");
+const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+const tick = (value: number) => compact.format(value);
 
 export function DashboardPage() {
 	const totals = useLatest(Metrics, { query: TOTALS }, "totals");
@@ -184,8 +186,8 @@ export function DashboardPage() {
 						<BarChart data={models} accessibilityLayer>
 							<CartesianGrid strokeDasharray="3 3" />
 							<XAxis dataKey="model" />
-							<YAxis yAxisId="tokens" />
-							<YAxis yAxisId="cost" orientation="right" />
+							<YAxis yAxisId="tokens" tickFormatter={tick} />
+							<YAxis yAxisId="cost" orientation="right" tickFormatter={(v: number) => `$${tick(v)}`} />
 							<Tooltip />
 							<Legend />
 							<Bar yAxisId="tokens" dataKey="tokens" name="tokens" fill="#3b6fd8" isAnimationActive={false} />
@@ -197,7 +199,7 @@ export function DashboardPage() {
 					<ResponsiveContainer width="100%" height={220}>
 						<BarChart data={sessions} layout="vertical" accessibilityLayer>
 							<CartesianGrid strokeDasharray="3 3" />
-							<XAxis type="number" allowDecimals={false} />
+							<XAxis type="number" allowDecimals={false} tickFormatter={tick} />
 							<YAxis type="category" dataKey="name" width={140} />
 							<Tooltip />
 							<Bar dataKey="entries" name="entries" fill="#3b6fd8" isAnimationActive={false} />

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
 import { useQuery } from "urql";
 import { useFeed, useLatest } from "../api/live";
+import { formatCost } from "../format";
 import { graphql } from "../gql";
 import type { MetricsQuery } from "../gql/graphql";
 
@@ -212,9 +213,4 @@ export function SessionsPage() {
 			{data && visible.length === 0 ? <p>No sessions{search ? " match the search" : ""}.</p> : null}
 		</section>
 	);
-}
-
-export function formatCost(cost: number | undefined | null): string {
-	if (cost === undefined || cost === null) return "–";
-	return `$${cost.toFixed(cost >= 100 ? 0 : 2)}`;
 }
