@@ -17,6 +17,7 @@ import { type PersistedOperations, persistedOperations } from "./app/persisted.j
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
 import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";
+import { useSseEventIds } from "./app/sse-event-ids.js";
 import { useStreamedResponses } from "./app/streamed-response.js";
 import { telemetry } from "./app/telemetry.js";
 import { anonymousIdentity, type Identity } from "./auth/identity.js";
@@ -178,6 +179,8 @@ export function createApp(options: AppOptions): App {
 		plugins: [
 			// First: every request gets its id and log line, whoever answers it.
 			observed.requests,
+			// Each SSE event of an entry stream carries its seq as the event id (Last-Event-ID resumes).
+			useSseEventIds(),
 			useHealthRoutes({ ready, ...(metrics ? { metrics } : {}) }),
 			useOriginPolicy(policy),
 			useRequestBody(limits.bodyBytes),

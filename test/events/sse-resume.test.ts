@@ -1,25 +1,4 @@
-/**
- * SSE resume as a browser's EventSource does it: every event carries
- * `id: <seq>`, and on a reconnect the client sends the ORIGINAL request again
- * (its afterSeq is stale) with `Last-Event-ID: <last id it saw>`; the stream
- * resumes after that id. Plain `fetch` reading `text/event-stream`, frames
- * parsed as the EventSource processing model does (an `id:` field sets the
- * last event id, whatever its place in the event).
- *
- * The ids are written by the plugin of src/app/sse-event-ids.ts. Until
- * src/app.ts installs it, the id cases run against a Yoga app with the same
- * schema, context fields and that plugin (`appWithEventIds`); the header
- * cases run through the real server.
- */
-import { createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useSseEventIds } from "../../src/app/sse-event-ids.js";
-import { anonymousIdentity } from "../../src/auth/identity.js";
-import { DEFAULT_LIMITS } from "../../src/config.js";
-import { resultBudget } from "../../src/graphql/budget.js";
-import type { GraphQLContext } from "../../src/graphql/builder.js";
-import { createLoaders } from "../../src/graphql/loaders.js";
-import { schema } from "../../src/graphql/schema.js";
 import { DEFAULT_WORKSPACE } from "../../src/store/store.js";
 import { uniqueId, userMessage } from "../graphql/http.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -116,26 +95,12 @@ const seqOf = (event: SseEvent): number => {
 
 describe("SSE resume with Last-Event-ID", () => {
 	let server: TestServer;
-	/** The same schema and context fields as src/app.ts, with the event-id plugin installed. */
+	/** The real server's endpoint, whatever URL a case names. */
 	let withIds: Fetch;
 
 	beforeAll(async () => {
 		server = await startTestServer("memory");
-		const { store, live } = server.services;
-		const yoga = createYoga<Record<string, never>, GraphQLContext>({
-			schema,
-			logging: false,
-			context: () => ({
-				store,
-				live,
-				identity: anonymousIdentity(DEFAULT_WORKSPACE),
-				workspaceId: DEFAULT_WORKSPACE,
-				loaders: createLoaders(store, DEFAULT_WORKSPACE),
-				budget: resultBudget(DEFAULT_LIMITS.resultItems),
-			}),
-			plugins: [useSseEventIds()],
-		});
-		withIds = (url, init) => Promise.resolve(yoga.fetch(url, init));
+		withIds = (_url, init) => fetch(server.url, init);
 	});
 	afterAll(async () => {
 		await server?.close();
