@@ -78,7 +78,7 @@ function prettyLogger(level: LogLevel, write: (line: string) => void): Logger {
 }
 
 /** One JSON object a line: `time` (ISO), `level` (name), `msg`, `pid`, then the fields. */
-function jsonLogger(level: LogLevel, write: (line: string) => void): Logger {
+function jsonLogger(level: LogLevel, destination: pino.DestinationStream): Logger {
 	const log = pino(
 		{
 			level,
@@ -86,8 +86,7 @@ function jsonLogger(level: LogLevel, write: (line: string) => void): Logger {
 			timestamp: pino.stdTimeFunctions.isoTime,
 			formatters: { level: (label) => ({ level: label }) },
 		},
-		// pino ends each line with "\n"; `write` adds its own.
-		{ write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) },
+		destination,
 	);
 	const emit =
 		(at: LogLevel) =>
@@ -98,12 +97,38 @@ function jsonLogger(level: LogLevel, write: (line: string) => void): Logger {
 	return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 
+/**
+ * Standard error, written asynchronously: a write to a pipe or file blocks
+ * a Node process (on Linux), so a slow reader of the logs (a container's log
+ * driver, a busy parent process) would stall every request that logs. Lines
+ * still buffered when the process exits are written then.
+ */
+function asyncStderr(): pino.DestinationStream {
+	const destination = pino.destination({ dest: 2, sync: false });
+	process.once("exit", () => {
+		try {
+			destination.flushSync();
+		} catch {
+			// Nothing was buffered, or standard error is gone: nothing more can be written.
+		}
+	});
+	return destination;
+}
+
+/** `write` receives each line without its newline; by default JSON lines go to standard error asynchronously. */
 export function createLogger(
 	level: LogLevel = "info",
-	write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+	write?: (line: string) => void,
 	logFormat: LogFormat = "pretty",
 ): Logger {
-	return logFormat === "json" ? jsonLogger(level, write) : prettyLogger(level, write);
+	if (logFormat === "pretty") return prettyLogger(level, write ?? ((l) => process.stderr.write(`${l}\n`)));
+	return jsonLogger(
+		level,
+		write
+			? // pino ends each line with "\n"; `write` is given lines without.
+				{ write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) }
+			: asyncStderr(),
+	);
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
