@@ -30,7 +30,7 @@ if (!chromiumPath) {
 }
 
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
-const WAIT = { timeout: 5_000 };
+const WAIT = { timeout: 10_000 };
 
 describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 	let server: WebTestServer;
@@ -234,21 +234,36 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await page.close();
 	});
 
-	it("shows appends, leaf moves and labels made through the API live", async () => {
+	it("shows appends, leaf moves with a summary and labels on two pages at once, each within 1 s", async () => {
 		const id = await branchedSession("live");
-		const page = await openSession(id);
-		await row(page, "a3").waitFor(WAIT);
+		const pages = await Promise.all([openSession(id), openSession(id)]);
+		const SOON = { timeout: 1_000 };
+		await Promise.all(pages.map((page) => row(page, "a3").waitFor(WAIT)));
+		await Promise.all(pages.map((page) => page.locator(".connection-live").waitFor(WAIT)));
+
 		await append(id, "u4", userMessage("live question"));
-		await row(page, "u4").waitFor(WAIT);
-		await expect.poll(() => row(page, "u4").getAttribute("data-leaf"), WAIT).toBe("true");
-		await moveLeaf(id, "a2");
-		await expect.poll(() => row(page, "a2").getAttribute("data-active-path"), WAIT).toBe("true");
-		expect(await row(page, "u4").getAttribute("data-active-path")).toBeNull();
+		await Promise.all(pages.map((page) => row(page, "u4").waitFor(SOON)));
+		for (const page of pages) expect(await row(page, "u4").getAttribute("data-leaf")).toBe("true");
+
+		await moveLeaf(id, "a2", "Back to the first attempt.");
+		const summary = await leafOf(id);
+		for (const page of pages) {
+			await row(page, summary).waitFor(SOON);
+			await expect.poll(() => row(page, "a2").getAttribute("data-active-path"), SOON).toBe("true");
+			expect(await row(page, summary).textContent()).toContain("Back to the first attempt.");
+			expect(await row(page, "u4").getAttribute("data-active-path")).toBeNull();
+		}
+
 		await setLabel(id, "a2", "retry here");
-		await expect.poll(() => row(page, "a2").textContent(), WAIT).toContain("[retry here]");
-		expect(await rowIds(page)).toEqual(expect.arrayContaining(await apiNodeIds(id)));
-		expect(await rowIds(page)).toHaveLength((await apiNodeIds(id)).length);
-		await page.close();
+		for (const page of pages) {
+			await expect.poll(() => row(page, "a2").textContent(), SOON).toContain("[retry here]");
+		}
+		const expected = await apiNodeIds(id);
+		for (const page of pages) {
+			await expect.poll(async () => (await rowIds(page)).length, SOON).toBe(expected.length);
+			expect(await rowIds(page)).toEqual(expect.arrayContaining(expected));
+			await page.close();
+		}
 	});
 
 	it("resumes after the WebSocket drops: the entries appended in the gap arrive, each exactly once", async () => {
