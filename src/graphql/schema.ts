@@ -9,6 +9,8 @@ import "./types/entry-writes.js";
 import "./types/session.js";
 import "./types/events.js";
 import "./types/metrics.js";
+import "./types/tree.js";
+import "./types/search.js";
 
 export const schema = builder.toSchema();
 

@@ -18,6 +18,7 @@ import {
 } from "../session/metrics.js";
 import { rollupRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
+import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
@@ -31,6 +32,7 @@ import {
 	reimported,
 	sessionIdTaken,
 } from "./records.js";
+import { type SearchPage, type SearchQuery, searchLogs } from "./search.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
@@ -49,6 +51,7 @@ import {
 	type SessionStore,
 	type SessionWithEntries,
 } from "./store.js";
+import { compareOf, type TreePage, type TreeQuery, treePageOf } from "./tree-view.js";
 import {
 	authorOf,
 	createdNotice,
@@ -309,6 +312,23 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	async context(ws: string, sessionId: string, query: ContextQuery = {}): Promise<SessionContext> {
 		const path = this.fullPath(this.require(ws, sessionId), query.fromId);
 		return copy(projectContext(path.map((e) => e.entry)));
+	}
+
+	async sessionTree(ws: string, sessionId: string, query: TreeQuery): Promise<TreePage> {
+		const { log, record } = this.require(ws, sessionId);
+		return copy(treePageOf(log, record.leafId, query));
+	}
+
+	async compareNodes(ws: string, sessionId: string, a: string, b: string): Promise<Comparison<StoredEntry>> {
+		const { byId } = this.require(ws, sessionId);
+		return copy(compareOf(sessionId, a, b, (id) => byId.get(id)));
+	}
+
+	async search(ws: string, query: SearchQuery): Promise<SearchPage> {
+		const logs = [...this.db.sessions.values()]
+			.filter(({ record }) => record.workspaceId === ws)
+			.map((s) => s.log);
+		return copy(searchLogs(logs, query));
 	}
 
 	async metrics(ws: string, query: MetricsQuery): Promise<MetricsResult> {

@@ -9,6 +9,9 @@ import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../sess
 import type { SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
+import type { Comparison } from "../session/tree-view.js";
+import type { SearchPage, SearchQuery } from "./search.js";
+import type { TreePage, TreeQuery } from "./tree-view.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
@@ -233,6 +236,20 @@ export interface SessionStore {
 	tips(ws: string, sessionId: string): Promise<StoredEntry[]>;
 	activePath(ws: string, sessionId: string, query?: PathQuery): Promise<StoredEntry[]>;
 	context(ws: string, sessionId: string, query?: ContextQuery): Promise<SessionContext>;
+	/**
+	 * A page of the tree view (session/tree-view.ts): nodes after `afterSeq`
+	 * in log order, each with its child count, label and whether it is on the
+	 * active path. NOT_FOUND for a missing session.
+	 */
+	sessionTree(ws: string, sessionId: string, query: TreeQuery): Promise<TreePage>;
+	/**
+	 * Two nodes compared: their deepest common ancestor and each one's path
+	 * below it (session/tree-view.ts#comparePaths). NOT_FOUND (field `a` or
+	 * `b`) for a node not in the session, INVALID_INPUT for a leaf record.
+	 */
+	compareNodes(ws: string, sessionId: string, a: string, b: string): Promise<Comparison<StoredEntry>>;
+	/** Entries of the workspace whose searchable text (session/search-text.ts) matches, best first (store/search.ts). */
+	search(ws: string, query: SearchQuery): Promise<SearchPage>;
 	/** The workspace's activity measures grouped by dimensions (session/metrics.ts); checks the query. */
 	metrics(ws: string, query: MetricsQuery): Promise<MetricsResult>;
 	/**

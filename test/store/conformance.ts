@@ -477,6 +477,127 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		});
 	});
 
+	describe("tree view, comparison and search", () => {
+		/** u1 a1 u2 a2; back to a1 with a summary (bs), u3; a1 labelled, u2's label cleared. */
+		async function branched(ws: string, sessionId = "t") {
+			const s = store();
+			await s.createSession(ws, { sessionId });
+			for (const [id, draft] of [
+				["u1", user("deploy the service")],
+				["a1", assistant("deploying now")],
+				["u2", user("try the old path")],
+				["a2", assistant("old path failed")],
+			] as const)
+				await s.appendEntry(ws, sessionId, withId(id, draft));
+			await s.moveLeaf(ws, sessionId, { targetId: "a1", summary: { summary: "The old path failed." } });
+			await s.appendEntry(ws, sessionId, withId("u3", user("use the new deploy path")));
+			await s.setLabel(ws, sessionId, "a1", "checkpoint");
+			await s.setLabel(ws, sessionId, "u2", "dead end");
+			await s.setLabel(ws, sessionId, "u2", "");
+			return s.listEntries(ws, sessionId);
+		}
+
+		it("pages through every node once in log order, with child counts, labels and the active path", async () => {
+			const ws = workspace();
+			const log = await branched(ws);
+			const all = [];
+			let afterSeq = 0;
+			for (let page = 0; page < 20; page++) {
+				const { nodes, hasNextPage } = await store().sessionTree(ws, "t", { afterSeq, first: 3 });
+				expect(nodes.length).toBeLessThanOrEqual(3);
+				all.push(...nodes);
+				if (!hasNextPage) break;
+				afterSeq = nodes.at(-1)?.node.seq ?? afterSeq;
+			}
+			const nodes = log.filter((e) => e.entry.type !== "leaf");
+			expect(all.map((n) => n.node)).toEqual(nodes);
+			const byId = new Map(all.map((n) => [n.node.entry.id, n]));
+			const summary = nodes.find((e) => e.entry.type === "branch_summary")?.entry.id as string;
+			expect(byId.get("a1")).toMatchObject({ childCount: 2, label: "checkpoint", onActivePath: true });
+			expect(byId.get("u2")).toMatchObject({ childCount: 1, label: null, onActivePath: false });
+			expect(byId.get("a2")).toMatchObject({ childCount: 0, onActivePath: false });
+			expect(byId.get(summary)).toMatchObject({ childCount: 1, onActivePath: true });
+			expect(byId.get("u3")?.onActivePath).toBe(true);
+			const session = await store().getSession(ws, "t");
+			expect(byId.get(session?.leafId as string)?.onActivePath).toBe(true);
+			const whole = await store().sessionTree(ws, "t", { afterSeq: 0, first: 100 });
+			expect(whole.hasNextPage).toBe(false);
+			expect(whole.nodes).toEqual(all);
+			expect((await store().sessionTree(ws, "t", { afterSeq: log.length, first: 5 })).nodes).toEqual([]);
+			await rejectsWithCode(store().sessionTree(ws, "nope", { afterSeq: 0, first: 5 }), "NOT_FOUND");
+			await rejectsWithCode(store().sessionTree(workspace(), "t", { afterSeq: 0, first: 5 }), "NOT_FOUND");
+			const empty = await store().createSession(ws, { sessionId: "empty" });
+			expect(await store().sessionTree(ws, empty.sessionId, { afterSeq: 0, first: 5 })).toEqual({
+				nodes: [],
+				hasNextPage: false,
+			});
+		});
+
+		it("compares two nodes: their deepest common ancestor and each one's path below it", async () => {
+			const ws = workspace();
+			const log = await branched(ws);
+			const ids = (path: readonly StoredEntry[]) => path.map((e) => e.entry.id);
+			const summary = log.find((e) => e.entry.type === "branch_summary")?.entry.id as string;
+			const diverged = await store().compareNodes(ws, "t", "a2", "u3");
+			expect(diverged.ancestor?.entry.id).toBe("a1");
+			expect(ids(diverged.a)).toEqual(["u2", "a2"]);
+			expect(ids(diverged.b)).toEqual([summary, "u3"]);
+			expect(diverged.a[0]).toEqual(log.find((e) => e.entry.id === "u2"));
+			const below = await store().compareNodes(ws, "t", "u1", "u3");
+			expect([below.ancestor?.entry.id, ids(below.a), ids(below.b)]).toEqual([
+				"u1",
+				[],
+				["a1", summary, "u3"],
+			]);
+			const same = await store().compareNodes(ws, "t", "a2", "a2");
+			expect([same.ancestor?.entry.id, same.a, same.b]).toEqual(["a2", [], []]);
+			const leafRecord = log.find((e) => e.entry.type === "leaf")?.entry.id as string;
+			await rejectsWithCode(store().compareNodes(ws, "t", "ghost", "u3"), "NOT_FOUND", "a");
+			await rejectsWithCode(store().compareNodes(ws, "t", "u3", "ghost"), "NOT_FOUND", "b");
+			await rejectsWithCode(store().compareNodes(ws, "t", leafRecord, "u3"), "INVALID_INPUT", "a");
+			await rejectsWithCode(store().compareNodes(ws, "nope", "u1", "u3"), "NOT_FOUND", "sessionId");
+			await rejectsWithCode(store().compareNodes(workspace(), "t", "u1", "u3"), "NOT_FOUND", "sessionId");
+		});
+
+		it("searches message text, summaries and labels of the caller's workspace only, paged without repeats", async () => {
+			const ws = workspace();
+			await branched(ws, "t");
+			await store().createSession(ws, { sessionId: "other" });
+			await store().appendEntry(ws, "other", withId("o1", user("Deploy failed: DEPLOY again")));
+			const elsewhere = workspace();
+			await branched(elsewhere, "t");
+			const found = await store().search(ws, { text: "deploy", first: 20 });
+			const hits = found.hits.map((h) => `${h.sessionId}/${h.entry.entry.id}`);
+			expect(new Set(hits)).toEqual(new Set(["t/u1", "t/u3", "other/o1"]));
+			expect(found.hasNextPage).toBe(false);
+			const o1 = found.hits.find((h) => h.entry.entry.id === "o1");
+			expect(o1?.snippet.text).toBe("Deploy failed: DEPLOY again");
+			expect(o1?.snippet.highlights.map((r) => o1.snippet.text.slice(r.start, r.end).toLowerCase())).toEqual([
+				"deploy",
+				"deploy",
+			]);
+			const paged: string[] = [];
+			let after = null;
+			for (let i = 0; i < 10; i++) {
+				const page = await store().search(ws, { text: "deploy", first: 1, after });
+				paged.push(...page.hits.map((h) => `${h.sessionId}/${h.entry.entry.id}`));
+				if (!page.hasNextPage) break;
+				after = page.hits.at(-1) ?? null;
+			}
+			expect(paged).toEqual(hits);
+			const inOne = await store().search(ws, { text: "deploy", sessionId: "other", first: 20 });
+			expect(inOne.hits.map((h) => h.entry.entry.id)).toEqual(["o1"]);
+			const labelled = await store().search(ws, { text: "checkpoint", first: 20 });
+			expect(labelled.hits.map((h) => h.entry.entry.type)).toEqual(["label"]);
+			const summarised = await store().search(ws, { text: "failed", sessionId: "t", first: 20 });
+			expect(new Set(summarised.hits.map((h) => h.entry.entry.type))).toEqual(
+				new Set(["message", "branch_summary"]),
+			);
+			expect((await store().search(ws, { text: "nothing-like-this", first: 20 })).hits).toEqual([]);
+			expect((await store().search(ws, { text: "  ", first: 20 })).hits).toEqual([]);
+		});
+	});
+
 	describe("labels and names", () => {
 		it("the latest label wins; empty or absent clears", async () => {
 			const ws = workspace();

@@ -291,6 +291,15 @@ export class WorkerStore implements SessionStore {
 	activePath(...args: Parameters<SessionStore["activePath"]>) {
 		return this.call("activePath", args);
 	}
+	sessionTree(...args: Parameters<SessionStore["sessionTree"]>) {
+		return this.call("sessionTree", args);
+	}
+	compareNodes(...args: Parameters<SessionStore["compareNodes"]>) {
+		return this.call("compareNodes", args);
+	}
+	search(...args: Parameters<SessionStore["search"]>) {
+		return this.call("search", args);
+	}
 	context(ws: string, sessionId: string, query: ContextQuery = {}) {
 		// A RawJson would not survive the structured clone to this thread: parsed messages cross it.
 		const { rawMessages: _, ...parsed } = query;

@@ -14,6 +14,7 @@ import {
 	type RollupRow,
 } from "../../session/rollup.js";
 import type { SessionStats } from "../../session/session-stats.js";
+import type { Comparison } from "../../session/tree-view.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
@@ -25,6 +26,7 @@ import {
 	newSessionRecord,
 	reimported,
 } from "../records.js";
+import type { SearchPage, SearchQuery } from "../search.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
@@ -44,6 +46,7 @@ import {
 	type SessionStore,
 	type SessionWithEntries,
 } from "../store.js";
+import type { TreePage, TreeQuery } from "../tree-view.js";
 import {
 	authorOf,
 	createdNotice,
@@ -75,7 +78,9 @@ import {
 } from "./queries.js";
 import { isoText, setLabels, toRecord, toStored } from "./rows.js";
 import { entries, sessions, usageRollups } from "./schema.js";
+import { searchEntries } from "./search.js";
 import { executeRows } from "./statements.js";
+import { compareNodes, PathCache, treePageRows } from "./tree.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
 import { PgWrites } from "./writes.js";
@@ -102,6 +107,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private readonly closeClient: () => Promise<void>;
 
 	private readonly writes: PgWrites;
+	/** Active paths of recently paged trees (./tree.ts#PathCache). */
+	private readonly paths = new PathCache();
 
 	private readonly statistics: AnalyzeSchedule;
 
@@ -313,6 +320,49 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return this.walk(this.db, ws, sessionId, query.fromId, query.full ? "full" : "bounded", "fromId", {
 			omit: query.omit ?? {},
 		});
+	}
+
+	/**
+	 * The page's nodes (one statement; each row names the session's leaf),
+	 * marked on the active path by the leaf's path ids: walked once per leaf
+	 * (brief), then kept (PathCache), so paging a large tree walks it once.
+	 */
+	async sessionTree(ws: string, sessionId: string, query: TreeQuery): Promise<TreePage> {
+		this.storable(sessionId);
+		const rows = await treePageRows(this.db, ws, sessionId, query.afterSeq, query.first + 1);
+		if (rows.length === 0) {
+			await this.requireSession(ws, sessionId);
+			return { nodes: [], hasNextPage: false };
+		}
+		const leafId = rows[0]?.leafId ?? null;
+		const onPath =
+			leafId === null
+				? new Set<string>()
+				: await this.paths.pathOf([ws, sessionId, leafId], async () =>
+						(
+							await this.walk(this.db, ws, sessionId, leafId, "full", "fromId", {
+								omit: { payload: true, timestamp: true },
+							})
+						).map((e) => e.entry.id),
+					);
+		return {
+			nodes: rows.slice(0, query.first).map((row) => ({
+				node: toStored(row, sessionId),
+				childCount: Number(row.childCount),
+				label: row.label,
+				onActivePath: onPath.has(row.id),
+			})),
+			hasNextPage: rows.length > query.first,
+		};
+	}
+
+	async compareNodes(ws: string, sessionId: string, a: string, b: string): Promise<Comparison<StoredEntry>> {
+		this.storable(sessionId);
+		return compareNodes(this.db, ws, sessionId, a, b, () => this.requireSession(ws, sessionId));
+	}
+
+	search(ws: string, query: SearchQuery): Promise<SearchPage> {
+		return searchEntries(this.db, ws, query);
 	}
 
 	async context(ws: string, sessionId: string, query: ContextQuery = {}): Promise<SessionContext> {
