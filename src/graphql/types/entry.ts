@@ -180,7 +180,9 @@ entryObject("thinking_level_change", "Sets the thinking level for the rest of th
 }));
 
 entryObject("model_change", "Sets the model for the rest of the branch.", (t) => ({
-	provider: t.string({ resolve: (e) => e.entry.provider }),
+	// Nullable like MessageEntry.provider: a field named alike has one type across entry types,
+	// so one fragment can select it on both (always set on a model change).
+	provider: t.string({ nullable: true, resolve: (e) => e.entry.provider }),
 	modelId: t.string({ resolve: (e) => e.entry.modelId }),
 }));
 
@@ -227,7 +229,9 @@ entryObject("custom_message", "An extension's message; in the context as role `c
 }));
 
 entryObject("label", "Sets or clears the label of another entry.", (t) => ({
-	targetId: t.string({ resolve: (e) => e.entry.targetId }),
+	// Nullable like LeafEntry.targetId (a leaf record may point at nothing): one type for one name
+	// across entry types, so one fragment selects both. Always set on a label.
+	targetId: t.string({ nullable: true, resolve: (e) => e.entry.targetId }),
 	target: t.field({
 		type: EntryRef,
 		nullable: true,
