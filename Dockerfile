@@ -3,7 +3,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # postinstall applies patches/ (postgres.js: a lost connection must not crash the process).
 COPY patches ./patches
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# postinstall also builds the browser app (web/ -> web/dist); its build tools are not kept.
+COPY web ./web
+RUN npm ci --omit=dev --no-audit --no-fund && rm -rf web/node_modules && npm cache clean --force
 COPY tsconfig.json ./
 COPY src ./src
 COPY drizzle ./drizzle

@@ -22,6 +22,8 @@ export default defineConfig({
 			"test/store/memory.test.ts",
 			"test/store/paging.test.ts",
 			"test/pi-fixtures.test.ts",
+			"test/web/tree.test.ts",
+			"test/web/web-app.test.ts",
 		],
 		globalSetup: [],
 	},

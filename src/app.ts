@@ -20,6 +20,7 @@ import { type SharedResultsStats, useSharedEventResults } from "./app/shared-res
 import { useSseEventIds } from "./app/sse-event-ids.js";
 import { useStreamedResponses } from "./app/streamed-response.js";
 import { telemetry } from "./app/telemetry.js";
+import { useWebApp } from "./app/web-app.js";
 import { anonymousIdentity, type Identity } from "./auth/identity.js";
 import { DEFAULT_LIMITS, DEFAULT_PERSISTED, type ServerLimits } from "./config.js";
 import { budgetError, resultBudget } from "./graphql/budget.js";
@@ -183,6 +184,8 @@ export function createApp(options: AppOptions): App {
 			useSseEventIds(),
 			useHealthRoutes({ ready, ...(metrics ? { metrics } : {}) }),
 			useOriginPolicy(policy),
+			// The browser app at / (web/dist); never /graphql, /health* or /metrics.
+			useWebApp(),
 			useRequestBody(limits.bodyBytes),
 			// Before anything reads the query: a hash-only request gets its query here.
 			...persisted.plugins,
