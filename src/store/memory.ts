@@ -33,6 +33,7 @@ import {
 	sessionIdTaken,
 } from "./records.js";
 import { type SearchPage, type SearchQuery, searchLogs } from "./search.js";
+import { findSessionsIn, type SessionQuery } from "./session-query.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
@@ -174,6 +175,11 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			.sort(compareActivity);
 		if (window.backward) sorted.reverse();
 		return toPage(copy(sorted.slice(0, window.limit + 1)), window, all.length);
+	}
+
+	async findSessions(ws: string, query: SessionQuery): Promise<Page<SessionRecord>> {
+		const sessions = [...this.db.sessions.values()].filter(({ record }) => record.workspaceId === ws);
+		return copy(findSessionsIn(sessions, query));
 	}
 
 	protected async write(

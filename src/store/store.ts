@@ -11,6 +11,7 @@ import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
 import type { Comparison } from "../session/tree-view.js";
 import type { SearchPage, SearchQuery } from "./search.js";
+import type { SessionQuery } from "./session-query.js";
 import type { TreePage, TreeQuery } from "./tree-view.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
@@ -192,6 +193,11 @@ export interface SessionStore {
 	/** Sessions by id, for batching; missing ones are absent from the map. */
 	getSessions(ws: string, sessionIds: readonly string[]): Promise<Map<string, SessionRecord>>;
 	listSessions(ws: string, page: SessionPageArgs): Promise<Page<SessionRecord>>;
+	/**
+	 * The workspace's sessions in a chosen order (activity, created, entries,
+	 * cost, tokens), filtered (store/session-query.ts); forward pages.
+	 */
+	findSessions(ws: string, query: SessionQuery): Promise<Page<SessionRecord>>;
 
 	/** Append one entry as a child of the current leaf; the leaf becomes it. */
 	appendEntry(

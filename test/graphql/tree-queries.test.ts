@@ -207,6 +207,77 @@ function treeQueriesSuite(backend: BackendName) {
 			});
 		});
 
+		it("sessions(orderBy:, filter:) orders by cost and filters by name, paged forward; backward paging is refused", async () => {
+			const SESSIONS = `query($o: SessionOrder, $f: SessionFilter, $first: Int, $after: String, $last: Int) {
+				sessions(orderBy: $o, filter: $f, first: $first, after: $after, last: $last) {
+					totalCount pageInfo { hasNextPage endCursor } edges { node { sessionId } } } }`;
+			type Sessions = {
+				sessions: {
+					totalCount: number;
+					pageInfo: { hasNextPage: boolean; endCursor: string };
+					edges: Array<{ node: { sessionId: string } }>;
+				};
+			};
+			for (const [id, cost] of [
+				["cheap", 0.25],
+				["dear", 3],
+			] as const) {
+				await ok(
+					server,
+					`mutation($s: String!) { createSession(input: { sessionId: $s, name: "Costly run" }) { sessionId } }`,
+					{
+						s: id,
+					},
+				);
+				await ok(server, `mutation($i: AppendEntryInput!) { appendEntry(input: $i) { entry { seq } } }`, {
+					i: {
+						sessionId: id,
+						entry: {
+							message: {
+								role: "assistant",
+								content: [{ type: "text", text: "ok" }],
+								provider: "p",
+								model: "m",
+								usage: {
+									input: 1,
+									output: 1,
+									cacheRead: 0,
+									cacheWrite: 0,
+									totalTokens: 2,
+									cost: { total: cost },
+								},
+								stopReason: "stop",
+								timestamp: 1,
+							},
+						},
+					},
+				});
+			}
+			const byCost = await ok<Sessions>(server, SESSIONS, {
+				o: { field: "COST" },
+				f: { nameContains: "costly" },
+				first: 1,
+			});
+			expect(byCost.sessions.totalCount).toBe(2);
+			expect(byCost.sessions.edges.map((e) => e.node.sessionId)).toEqual(["dear"]);
+			const next = await ok<Sessions>(server, SESSIONS, {
+				o: { field: "COST" },
+				f: { nameContains: "costly" },
+				first: 1,
+				after: byCost.sessions.pageInfo.endCursor,
+			});
+			expect(next.sessions.edges.map((e) => e.node.sessionId)).toEqual(["cheap"]);
+			expect(next.sessions.pageInfo.hasNextPage).toBe(false);
+			expectError(await server.request(SESSIONS, { o: { field: "COST" }, last: 1 }), "INVALID_INPUT", {
+				field: "last",
+			});
+			expectError(
+				await server.request(SESSIONS, { o: { field: "TOKENS" }, after: byCost.sessions.pageInfo.endCursor }),
+				"INVALID_INPUT",
+				{ field: "after" },
+			);
+		});
+
 		it("one fragment selects targetId on labels and leaf records, and provider on model changes and messages", async () => {
 			await ok(
 				server,

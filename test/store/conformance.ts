@@ -13,6 +13,7 @@ import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js"
 import type { MetricsQuery } from "../../src/session/metrics.js";
 import { stringifyWithRaw } from "../../src/session/raw-json.js";
 import { replayLeaf } from "../../src/session/tree.js";
+import { sessionQuery } from "../../src/store/session-query.js";
 import type { ActivityRecord, SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 import type { Backend } from "./backends.js";
@@ -474,6 +475,73 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			await rejectsWithCode(store().labels(ws, "nope", ["x"]), "NOT_FOUND");
 			await rejectsWithCode(store().forkSession(ws, "nope"), "NOT_FOUND");
 			expect(await store().getSession(ws, "nope")).toBeNull();
+		});
+	});
+
+	describe("sessions in other orders, filtered", () => {
+		const paid = (text: string, model: string, cost: number, tokens: number): DraftEntry => ({
+			type: "message",
+			message: {
+				role: "assistant",
+				content: [{ type: "text", text }],
+				provider: "p",
+				model,
+				usage: {
+					input: tokens,
+					output: 0,
+					cacheRead: 0,
+					cacheWrite: 0,
+					totalTokens: tokens,
+					cost: { total: cost },
+				},
+				stopReason: "stop",
+				timestamp: 1,
+			},
+		});
+
+		it("orders by cost, tokens, entries, creation and activity, filters, and pages forward without repeats", async () => {
+			const ws = workspace();
+			const s = store();
+			await s.createSession(ws, { sessionId: "a", name: "Alpha deploy" });
+			await s.appendEntry(ws, "a", user("go"));
+			await s.appendEntry(ws, "a", paid("done", "m1", 0.5, 100));
+			await s.createSession(ws, { sessionId: "b", name: "beta" });
+			await s.appendEntry(ws, "b", paid("x", "m2", 2, 50));
+			await s.appendEntry(ws, "b", paid("y", "m2", 1, 50));
+			await s.createSession(ws, { sessionId: "c" });
+			await s.forkSession(ws, "a", { newSessionId: "d" });
+			await s.createSession(workspace(), { sessionId: "elsewhere" });
+			const ids = async (query: Parameters<typeof sessionQuery>[0]) =>
+				(await s.findSessions(ws, sessionQuery(query))).items.map((i) => i.node.sessionId);
+			// Ties (a and d cost the same: d copies a's path) go by id, in the same direction.
+			expect(await ids({ orderBy: { field: "cost" } })).toEqual(["b", "d", "a", "c"]);
+			expect(await ids({ orderBy: { field: "cost", direction: "ASC" } })).toEqual(["c", "a", "d", "b"]);
+			expect(await ids({ orderBy: { field: "tokens" } })).toEqual(["d", "b", "a", "c"]);
+			expect(await ids({ orderBy: { field: "entries", direction: "ASC" } })).toEqual(["c", "a", "b", "d"]);
+			expect(await ids({ orderBy: { field: "created", direction: "ASC" } })).toEqual(["a", "b", "c", "d"]);
+			expect((await ids({ orderBy: { field: "activity" } }))[0]).toBe("d");
+			expect(await ids({ filter: { model: "m2" } })).toEqual(["b"]);
+			expect(await ids({ filter: { nameContains: "DEPLOY" } })).toEqual(["a"]);
+			expect(await ids({ filter: { nameContains: "%" } })).toEqual([]);
+			expect(await ids({ filter: { parentSessionId: "a" } })).toEqual(["d"]);
+			expect(await ids({ filter: { updatedAfter: "2999-01-01T00:00:00Z" } })).toEqual([]);
+			const filtered = await s.findSessions(ws, sessionQuery({ filter: { model: "m1" }, first: 1 }));
+			expect(filtered.totalCount).toBe(2);
+			const paged: string[] = [];
+			let after: string | null = null;
+			for (let i = 0; i < 10; i++) {
+				const page = await s.findSessions(ws, sessionQuery({ orderBy: { field: "cost" }, first: 1, after }));
+				expect(page.totalCount).toBe(4);
+				paged.push(...page.items.map((item) => item.node.sessionId));
+				if (!page.hasNextPage) break;
+				after = page.items.at(-1)?.cursor ?? null;
+			}
+			expect(paged).toEqual(["b", "d", "a", "c"]);
+			const cost = await s.findSessions(ws, sessionQuery({ orderBy: { field: "cost" }, first: 1 }));
+			expect(() =>
+				sessionQuery({ orderBy: { field: "tokens" }, after: cost.items[0]?.cursor ?? null }),
+			).toThrow(/after/);
+			expect(() => sessionQuery({ filter: { updatedAfter: "yesterday" } })).toThrow(/updatedAfter/);
 		});
 	});
 

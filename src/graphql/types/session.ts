@@ -4,6 +4,7 @@
  */
 import type { FieldNode, GraphQLObjectType, GraphQLResolveInfo } from "graphql";
 import type { EntryType } from "../../session/entry.js";
+import { invalidInput } from "../../session/errors.js";
 import {
 	type ConnectionArgs,
 	DEFAULT_ENTRY_PAGE_SIZE,
@@ -13,6 +14,7 @@ import {
 	entryPage,
 	entryWindow,
 } from "../../store/paging.js";
+import { sessionQuery } from "../../store/session-query.js";
 import { readSessionStats } from "../../store/session-stats.js";
 import type { EntryLogQuery, ImportedSession } from "../../store/store.js";
 import { spend } from "../budget.js";
@@ -192,6 +194,41 @@ function withPage(info: GraphQLResolveInfo): { node: FieldNode; query: EntryLogQ
 	};
 }
 
+const SessionOrderFieldEnum = builder.enumType("SessionOrderField", {
+	values: {
+		ACTIVITY: { value: "activity", description: "Last activity (updatedAt)." },
+		CREATED: { value: "created" },
+		ENTRIES: { value: "entries", description: "Entries in the log (every branch)." },
+		COST: {
+			value: "cost",
+			description: "Sum of the assistant messages' usage.cost.total over the whole tree.",
+		},
+		TOKENS: {
+			value: "tokens",
+			description: "Sum of the assistant messages' total tokens over the whole tree.",
+		},
+	} as const,
+});
+
+const OrderDirectionEnum = builder.enumType("OrderDirection", { values: ["ASC", "DESC"] as const });
+
+const SessionOrderInput = builder.inputType("SessionOrder", {
+	fields: (t) => ({
+		field: t.field({ type: SessionOrderFieldEnum, required: true }),
+		direction: t.field({ type: OrderDirectionEnum, defaultValue: "DESC" }),
+	}),
+});
+
+const SessionFilterInput = builder.inputType("SessionFilter", {
+	fields: (t) => ({
+		updatedAfter: t.field({ type: "DateTime", description: "Last activity at or after." }),
+		updatedBefore: t.field({ type: "DateTime", description: "Last activity before." }),
+		model: t.string({ description: "Sessions in which an assistant message names this model." }),
+		nameContains: t.string({ description: "The name contains this text, ignoring case." }),
+		parentSessionId: t.string({ description: "Sessions forked from this one." }),
+	}),
+});
+
 builder.queryFields((t) => ({
 	session: t.field({
 		type: SessionRef,
@@ -210,10 +247,28 @@ builder.queryFields((t) => ({
 	}),
 	sessions: t.field({
 		type: SessionConnectionRef,
-		description: "Sessions of the caller's workspace, newest activity first.",
+		description:
+			"Sessions of the caller's workspace, newest activity first; or in `orderBy`'s order and through `filter` (then paged forward only: first/after).",
 		complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
-		args: { first: t.arg.int(), after: t.arg.string(), last: t.arg.int(), before: t.arg.string() },
+		args: {
+			first: t.arg.int(),
+			after: t.arg.string(),
+			last: t.arg.int(),
+			before: t.arg.string(),
+			orderBy: t.arg({ type: SessionOrderInput }),
+			filter: t.arg({ type: SessionFilterInput }),
+		},
 		resolve: async (_, args, { store, workspaceId, loaders, budget }) => {
+			if (args.orderBy != null || args.filter != null) {
+				if (args.last != null || args.before != null)
+					throw invalidInput(
+						args.last != null ? "last" : "before",
+						"with orderBy or filter, page forward (first/after)",
+					);
+				const page = await store.findSessions(workspaceId, sessionQuery(args));
+				for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
+				return connection(page, page.totalCount);
+			}
 			const page = await store.listSessions(workspaceId, {
 				...(args.first == null ? {} : { first: args.first }),
 				...(args.after == null ? {} : { after: args.after }),

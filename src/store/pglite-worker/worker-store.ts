@@ -291,6 +291,9 @@ export class WorkerStore implements SessionStore {
 	activePath(...args: Parameters<SessionStore["activePath"]>) {
 		return this.call("activePath", args);
 	}
+	findSessions(...args: Parameters<SessionStore["findSessions"]>) {
+		return this.call("findSessions", args);
+	}
 	sessionTree(...args: Parameters<SessionStore["sessionTree"]>) {
 		return this.call("sessionTree", args);
 	}

@@ -27,6 +27,7 @@ import {
 	reimported,
 } from "../records.js";
 import type { SearchPage, SearchQuery } from "../search.js";
+import type { SessionQuery } from "../session-query.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
@@ -79,6 +80,7 @@ import {
 import { isoText, setLabels, toRecord, toStored } from "./rows.js";
 import { entries, sessions, usageRollups } from "./schema.js";
 import { searchEntries } from "./search.js";
+import { findSessions } from "./session-query.js";
 import { executeRows } from "./statements.js";
 import { compareNodes, PathCache, treePageRows } from "./tree.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
@@ -354,6 +356,10 @@ export class PgStore extends TreeWrites implements SessionStore {
 			})),
 			hasNextPage: rows.length > query.first,
 		};
+	}
+
+	findSessions(ws: string, query: SessionQuery): Promise<Page<SessionRecord>> {
+		return findSessions(this.db, ws, query);
 	}
 
 	async compareNodes(ws: string, sessionId: string, a: string, b: string): Promise<Comparison<StoredEntry>> {

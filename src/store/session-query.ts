@@ -1,0 +1,193 @@
+/**
+ * The sessions list in another order or filtered (`sessions(orderBy:,
+ * filter:)`): what a query asks for, its cursors, and the reference answer
+ * (the memory backend). Cost and tokens are a session's sums over its whole
+ * tree (session/measures.ts), which Postgres reads from the session's
+ * rollups, never from its entries. A session "used" a model when any of its
+ * assistant messages names it (the rollups' model dimension).
+ */
+
+import type { StoredEntry } from "../session/entry.js";
+import { invalidInput, SessionError } from "../session/errors.js";
+import { measureEntries } from "../session/measures.js";
+import { compareCodePoints } from "../session/metrics.js";
+import { rollupRows } from "../session/rollup.js";
+import { decodeOpaque, encodeOpaque } from "./opaque.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
+import type { Page, SessionRecord } from "./store.js";
+
+export const SESSION_ORDER_FIELDS = ["activity", "created", "entries", "cost", "tokens"] as const;
+export type SessionOrderField = (typeof SESSION_ORDER_FIELDS)[number];
+
+export interface SessionFilter {
+	/** Last activity at or after (ISO 8601). */
+	updatedAfter?: string | null | undefined;
+	/** Last activity before (ISO 8601). */
+	updatedBefore?: string | null | undefined;
+	/** Used this model (an assistant message names it). */
+	model?: string | null | undefined;
+	/** The name contains this text, ignoring case. */
+	nameContains?: string | null | undefined;
+	/** Forked from this session. */
+	parentSessionId?: string | null | undefined;
+}
+
+/** Where a session stands in the order: its sort value, then its id (ties). */
+export interface SessionPosition {
+	value: number | string;
+	sessionId: string;
+}
+
+export interface SessionQuery {
+	order: { field: SessionOrderField; descending: boolean };
+	filter: SessionFilter;
+	first: number;
+	after: SessionPosition | null;
+}
+
+/** A session's sums the orders read. */
+export interface SessionTotals {
+	cost: number;
+	tokens: number;
+}
+
+const MAX_NAME_FILTER = 200;
+
+function cursorOf(query: SessionQuery, position: SessionPosition): string {
+	const { field, descending } = query.order;
+	return encodeOpaque(["sessions", field, descending, position.value, position.sessionId], "base64url");
+}
+
+function decodeCursor(cursor: string, order: SessionQuery["order"]): SessionPosition {
+	const [kind, field, descending, value, sessionId] = decodeOpaque(cursor, "base64url") ?? [];
+	if (
+		kind !== "sessions" ||
+		field !== order.field ||
+		descending !== order.descending ||
+		(typeof value !== "number" && typeof value !== "string") ||
+		typeof sessionId !== "string"
+	)
+		throw invalidInput("after", "is not a cursor of this order");
+	return { value, sessionId };
+}
+
+function timestamp(value: string | null | undefined, field: string): string | null {
+	if (value == null) return null;
+	const ms = Date.parse(value);
+	if (!Number.isFinite(ms)) throw invalidInput(field, "must be an ISO 8601 date-time");
+	return new Date(ms).toISOString();
+}
+
+/** The query from the API's arguments, checked (forward paging only). */
+export function sessionQuery(args: {
+	orderBy?: { field: SessionOrderField; direction?: "ASC" | "DESC" | null | undefined } | null | undefined;
+	filter?: SessionFilter | null | undefined;
+	first?: number | null | undefined;
+	after?: string | null | undefined;
+}): SessionQuery {
+	const order = {
+		field: args.orderBy?.field ?? "activity",
+		descending: (args.orderBy?.direction ?? "DESC") === "DESC",
+	};
+	const first = args.first ?? DEFAULT_PAGE_SIZE;
+	if (!Number.isInteger(first) || first < 0) throw invalidInput("first", "must be a non-negative integer");
+	if (first > MAX_PAGE_SIZE)
+		throw new SessionError("LIMIT_EXCEEDED", `first: at most ${MAX_PAGE_SIZE} items per page`, {
+			field: "first",
+		});
+	const filter = args.filter ?? {};
+	if ((filter.nameContains?.length ?? 0) > MAX_NAME_FILTER)
+		throw invalidInput("filter.nameContains", `at most ${MAX_NAME_FILTER} characters`);
+	return {
+		order,
+		filter: {
+			updatedAfter: timestamp(filter.updatedAfter, "filter.updatedAfter"),
+			updatedBefore: timestamp(filter.updatedBefore, "filter.updatedBefore"),
+			model: filter.model ?? null,
+			nameContains: filter.nameContains ?? null,
+			parentSessionId: filter.parentSessionId ?? null,
+		},
+		first,
+		after: args.after == null ? null : decodeCursor(args.after, order),
+	};
+}
+
+/** The value a session is ordered by. */
+export function sortValue(
+	record: SessionRecord,
+	totals: SessionTotals,
+	field: SessionOrderField,
+): number | string {
+	switch (field) {
+		case "activity":
+			return record.updatedAt;
+		case "created":
+			return record.createdAt;
+		case "entries":
+			return record.entryCount;
+		case "cost":
+			return totals.cost;
+		case "tokens":
+			return totals.tokens;
+	}
+}
+
+/** Compares positions in the query's order (ties by session id, in the same direction). */
+export function comparePositions(query: SessionQuery, a: SessionPosition, b: SessionPosition): number {
+	// Ids by code point, as Postgres orders them under the C collation (the statement asks for it).
+	const by = (x: number | string, y: number | string) => (x < y ? -1 : x > y ? 1 : 0);
+	const order = by(a.value, b.value) || compareCodePoints(a.sessionId, b.sessionId);
+	return query.order.descending ? -order : order;
+}
+
+/** The page of positioned sessions (sorted here), with cursors. */
+export function sessionPage(
+	query: SessionQuery,
+	positioned: ReadonlyArray<{ record: SessionRecord; position: SessionPosition }>,
+	totalCount: number,
+): Page<SessionRecord> {
+	const after = query.after;
+	const sorted = positioned
+		.filter(({ position }) => !after || comparePositions(query, position, after) > 0)
+		.sort((a, b) => comparePositions(query, a.position, b.position));
+	return {
+		items: sorted.slice(0, query.first).map(({ record, position }) => ({
+			cursor: cursorOf(query, position),
+			node: record,
+		})),
+		hasNextPage: sorted.length > query.first,
+		hasPreviousPage: after !== null,
+		totalCount,
+	};
+}
+
+/** The filter's verdict on a session, from its record and log (the reference rule). */
+function matches(filter: SessionFilter, record: SessionRecord, log: readonly StoredEntry[]): boolean {
+	if (filter.updatedAfter && record.updatedAt < filter.updatedAfter) return false;
+	if (filter.updatedBefore && record.updatedAt >= filter.updatedBefore) return false;
+	if (filter.parentSessionId != null && record.parentSessionId !== filter.parentSessionId) return false;
+	if (
+		filter.nameContains != null &&
+		!(record.name ?? "").toLowerCase().includes(filter.nameContains.toLowerCase())
+	)
+		return false;
+	if (filter.model != null && !rollupRows(log).some((row) => row.model === filter.model)) return false;
+	return true;
+}
+
+/** The reference answer over a workspace's sessions and their logs. */
+export function findSessionsIn(
+	sessions: ReadonlyArray<{ record: SessionRecord; log: readonly StoredEntry[] }>,
+	query: SessionQuery,
+): Page<SessionRecord> {
+	const found = sessions.filter(({ record, log }) => matches(query.filter, record, log));
+	const positioned = found.map(({ record, log }) => {
+		const measures = measureEntries(log.map((e) => e.entry));
+		const totals = { cost: measures.cost, tokens: measures.totalTokens };
+		return {
+			record,
+			position: { value: sortValue(record, totals, query.order.field), sessionId: record.sessionId },
+		};
+	});
+	return sessionPage(query, positioned, found.length);
+}
