@@ -32,7 +32,9 @@ function withEventId(result: Encodable, id: string | undefined): Encodable {
 	const replaced: Encodable = { ...result };
 	Object.defineProperty(replaced, "stringify", {
 		enumerable: false,
-		value: (value: ExecutionResult) => `${encode.call(result, value)}\nid: ${id}`,
+		// The original, not the copy Yoga passes in: a shared result's own stringify encodes that object once for all its subscribers.
+		value: (value: ExecutionResult) =>
+			`${encode.call(result, value === replaced ? result : value)}\nid: ${id}`,
 	});
 	return replaced;
 }
