@@ -164,9 +164,13 @@ export async function openServices(
 			} catch (error) {
 				return { ready: false, reason: `database: ${(error as Error).message}` };
 			}
-			// The listener is connected once LISTEN succeeded; postgres.js re-establishes it after a drop.
-			if (bus instanceof PgListenBus && bus.listenCount < 1) {
-				return { ready: false, reason: "the Postgres listener (LISTEN) is not connected" };
+			// Heard, not assumed: a dropped listening connection is not ready until postgres.js listens again.
+			if (bus instanceof PgListenBus) {
+				try {
+					await bus.probe(PROBE_TIMEOUT_MS);
+				} catch (error) {
+					return { ready: false, reason: `listener: ${(error as Error).message}` };
+				}
 			}
 			return { ready: true };
 		},

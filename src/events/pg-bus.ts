@@ -5,7 +5,14 @@
  * (re)starts listening after the first, notices sent meanwhile may be lost, so
  * every feed re-reads from the store (`resync`). Nothing is lost: the store is
  * the source of truth and notices only wake readers up.
+ *
+ * Whether it listens is asked, not assumed (`probe`): a NOTIFY on this
+ * instance's own probe channel, which the listening connection LISTENs to
+ * after the commits channel, must come back through that connection. A
+ * dropped listening connection (killed, a network cut postgres.js has not
+ * noticed yet) fails the probe until postgres.js has listened again.
  */
+import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import type { Logger } from "../logger.js";
 import { decodeNotice, NOTIFY_CHANNEL } from "../store/commits.js";
@@ -18,6 +25,10 @@ export class PgListenBus implements EventBus {
 	private readonly sql: postgres.Sql;
 	private listening = 0;
 	private unlisten: (() => Promise<void>) | undefined;
+	/** Unique per instance, so instances never hear each other's probes. */
+	private readonly probeChannel = `session_tree_probe_${randomUUID().replaceAll("-", "")}`;
+	private readonly probes = new Map<string, () => void>();
+	private probeCount = 0;
 
 	private constructor(
 		url: string,
@@ -51,8 +62,38 @@ export class PgListenBus implements EventBus {
 				}
 			},
 		);
-		bus.unlisten = () => request.unlisten();
+		// After the commits channel: postgres.js LISTENs again channel by channel in this order on the
+		// one listening connection, so a probe heard means the commits channel is listened to as well.
+		const probing = await bus.sql.listen(bus.probeChannel, (payload) => bus.probes.get(payload)?.());
+		bus.unlisten = async () => {
+			await request.unlisten();
+			await probing.unlisten();
+		};
 		return bus;
+	}
+
+	/**
+	 * A NOTIFY round trip: resolves once a NOTIFY sent now on this instance's
+	 * probe channel is heard on the listening connection; rejects when it is
+	 * not heard within `timeoutMs` (or cannot be sent).
+	 */
+	async probe(timeoutMs: number): Promise<void> {
+		this.probeCount += 1;
+		const token = String(this.probeCount);
+		let timer: NodeJS.Timeout | undefined;
+		try {
+			await new Promise<void>((resolve, reject) => {
+				this.probes.set(token, resolve);
+				timer = setTimeout(
+					() => reject(new Error(`a NOTIFY was not heard back within ${timeoutMs} ms`)),
+					timeoutMs,
+				);
+				this.sql.notify(this.probeChannel, token).catch(reject);
+			});
+		} finally {
+			clearTimeout(timer);
+			this.probes.delete(token);
+		}
 	}
 
 	/** Times the listening connection has (re)started LISTEN; 1 until a drop. */

@@ -66,13 +66,13 @@ describe("live updates across two instances on one Postgres", () => {
 	it("both instances listen on their own connection", async () => {
 		expect(a.services.bus).toBeInstanceOf(PgListenBus);
 		expect(b.services.bus).toBeInstanceOf(PgListenBus);
-		const listeners = await admin<{ query: string }[]>`
-			select query from pg_stat_activity
+		// Each listening connection's last statement: LISTEN on the commits channel, then on its instance's probe channel (readiness).
+		const listeners = await admin<{ pid: number; query: string }[]>`
+			select pid, query from pg_stat_activity
 			where datname = current_database() and query ilike 'listen%'`;
-		expect(listeners.map((r) => r.query).sort()).toEqual([
-			`listen "${NOTIFY_CHANNEL}"`,
-			`listen "${NOTIFY_CHANNEL}"`,
-		]);
+		expect(new Set(listeners.map((r) => r.pid)).size).toBe(2);
+		for (const { query } of listeners)
+			expect(query).toMatch(new RegExp(`^listen "(${NOTIFY_CHANNEL}|session_tree_probe_[0-9a-f]{32})"$`));
 	});
 
 	it("subscribers on instance A (SSE and WebSocket) receive entries written through instance B", async () => {
