@@ -1,30 +1,47 @@
 /**
- * The activity feed (dashboards): commit notices become CREATED, APPENDED,
- * LEAF_MOVED and RENAMED events for every subscriber of the notice's
- * workspace.
+ * The activity feed (dashboards): a workspace's activity log
+ * (SessionStore.activity) as CREATED, APPENDED, LEAF_MOVED and RENAMED
+ * events, each with its position (./activity-position.ts), resumable like a
+ * session's entry stream: a subscriber that comes back with the last cursor
+ * it saw gets every later event once, in the log's order, whatever happened
+ * in between (disconnects, restarts, other instances).
  *
- * Its work is bounded by the number of sessions written, not by the write
- * rate. Notices of one session that wait are merged into one seq range
- * (`pending`, insertion-ordered, at most one range per session); one drain
- * loop takes the ranges in order and turns each into events with one read of
- * its entries (in batches of `batchSize` when the range is long) and one of
- * the session row. Each subscriber has a queue of at most `bufferSize`
- * events; one that falls further behind is ended with LIMIT_EXCEEDED, and the
- * others are not slowed down. The feed has no resume point yet: a client that
- * was ended resubscribes, and what happened in between is not replayed.
+ * The log is the source of truth; notices only say when to read it. One feed
+ * per watched workspace holds a position and, on each notice, reads the log
+ * after it and pushes the events to the workspace's streams. Its work is
+ * bounded by the sessions written, not the write rate: notices that come
+ * while it reads join the next read, and a read of many records makes one
+ * entries read per session (in batches of `batchSize`) and one session read.
  *
- * Events of one session are in seq order: a range is read in seq order, the
- * drain handles one range at a time, and both buses deliver a session's
- * notices in commit order, which is seq order. Across sessions, a session's
- * later notices join its waiting range, so they may overtake another
- * session's.
+ * A stream starts at the feed's position (no cursor: from now on) or at its
+ * own cursor; it takes a pushed event only when the event continues exactly
+ * where the stream is (the event's predecessor is the stream's last event),
+ * and otherwise reads the log itself, only while its consumer waits, until it
+ * has caught up; pushes at or before its position are dropped. A stream that
+ * lets more than `bufferSize` pushed events pile up is ended with
+ * LIMIT_EXCEEDED, naming the cursor to resume from.
+ *
+ * On Postgres a read returns only records of transactions older than every
+ * running one: a notice's record may be held back by an older transaction
+ * that is still open and whose end announces nothing. A feed that has heard of
+ * a record it has not read yet reads again after a short, growing delay
+ * (`pollMs`, up to 1 s, for at most 10 s per notice), and LiveEvents' safety
+ * read re-reads every watched workspace's log every few seconds: latency is
+ * bounded, and a workspace nobody watches costs no read at all.
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
 import { ENTRY_KINDS } from "../session/kinds.js";
 import type { CommitNotice } from "../store/commits.js";
-import type { SessionRecord, SessionStore } from "../store/store.js";
+import type { ActivityRecord, SessionRecord, SessionStore } from "../store/store.js";
+import {
+	comparePositions,
+	type FeedPosition,
+	insideRecord,
+	parseFeedCursor,
+	recordEnd,
+} from "./activity-position.js";
 
 export type ActivityKind = "CREATED" | "APPENDED" | "LEAF_MOVED" | "RENAMED";
 
@@ -35,6 +52,10 @@ export interface ActivityEvent {
 	at: string;
 	/** The entry the event announces (a feed shows it without another read); null for CREATED. */
 	entry: StoredEntry | null;
+	/** Where the event stands in the log; `position.cursor` resumes after it. */
+	position: FeedPosition;
+	/** The cursor of the event before it in the log (null: the log's start), to tell a continuation from a gap. */
+	previous: string | null;
 }
 
 export interface ActivityOptions {
@@ -46,30 +67,189 @@ export interface ActivityOptions {
 	batchSize: number;
 	/** A subscription ended (the owner may detach from the bus). */
 	onRelease: () => void;
+	/** First delay before reading a log held back by an open transaction again (default 25 ms; doubles up to 1 s). */
+	pollMs?: number;
 }
 
-/** Notices of one session not yet announced, merged. */
-interface PendingRange {
-	ws: string;
-	sessionId: string;
-	fromSeq: number;
-	toSeq: number;
-	/** The seq of the commit that created the session, when it is in this range. */
-	createdSeq: number | undefined;
-}
+/** Log records per read. */
+const RECORDS_PER_READ = 1_000;
+/** Log records per read when finding the log's end (a feed's start). */
+const RECORDS_PER_SCAN = 10_000;
+/** A record heard of but not read yet is polled for this long; LiveEvents' safety read covers longer holds. */
+const HELD_BACK_POLL_LIMIT_MS = 10_000;
+const POLL_MAX_MS = 1_000;
+/** A failed feed read is retried with backoff between these delays. */
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 5_000;
 
 /** The event an appended entry announces: its kind's row in session/kinds.ts. */
 const kindOf = (row: StoredEntry): ActivityKind => ENTRY_KINDS[row.entry.type].activity;
 
+interface ReadLimits {
+	records: number;
+	/** Events per read (at least one record's first event is always read). */
+	events: number;
+	batchSize: number;
+}
+
+interface ActivityRead {
+	events: ActivityEvent[];
+	/** The records the events came from (some possibly in part). */
+	records: ActivityRecord[];
+	/** Every record after `from` that the store had at the time of the read was turned into events. */
+	atEnd: boolean;
+}
+
 /**
- * One subscriber's events. Attached from the moment `activityEvents` returns
- * (so a subscriber that has not asked for its first event yet still
- * overflows and is counted); Yoga's Repeater starts its executor only at the
- * first `next()` and never runs it when `return()` comes first, so it cannot
- * hold this attachment.
+ * The events after `from` (null: the log's start), in log order. Entries are
+ * read per session, one range per session for the whole read, and each
+ * session's row after its first batch of entries, so the row is at least as
+ * new as the entries it comes with. Null when `alive` turned false meanwhile.
+ */
+async function readActivity(
+	store: SessionStore,
+	ws: string,
+	from: FeedPosition | null,
+	limits: ReadLimits,
+	alive: () => boolean,
+): Promise<ActivityRead | null> {
+	const after = from?.readAfter ?? null;
+	const records = await store.activity(ws, { after, limit: limits.records });
+	if (!alive()) return null;
+
+	interface Slice {
+		record: ActivityRecord;
+		before: string | null;
+		from: number;
+		to: number;
+	}
+	const slices: Slice[] = [];
+	let before = after;
+	let budget = limits.events;
+	let complete = true;
+	for (const record of records) {
+		const first = record.created ? record.toSeq : record.fromSeq;
+		// The record `from` stands inside: its events up to `from` were delivered.
+		const start =
+			from && from.readAfter !== from.recordCursor && record.cursor === from.recordCursor
+				? from.seq + 1
+				: first;
+		const count = record.created ? 1 : record.toSeq - start + 1;
+		if (budget <= 0) {
+			complete = false;
+			break;
+		}
+		const take = Math.min(count, budget);
+		slices.push({ record, before, from: start, to: record.created ? record.toSeq : start + take - 1 });
+		budget -= take;
+		before = record.cursor;
+		if (take < count) {
+			complete = false;
+			break;
+		}
+	}
+
+	// One entries range per session (its records are consecutive seq ranges), then its row.
+	const ranges = new Map<string, { from: number; to: number }>();
+	for (const { record, from: lo, to: hi } of slices) {
+		const range = ranges.get(record.sessionId);
+		if (record.created) {
+			if (!range) ranges.set(record.sessionId, { from: Number.MAX_SAFE_INTEGER, to: 0 });
+			continue;
+		}
+		if (range) {
+			range.from = Math.min(range.from, lo);
+			range.to = Math.max(range.to, hi);
+		} else ranges.set(record.sessionId, { from: lo, to: hi });
+	}
+	const rows = new Map<string, Map<number, StoredEntry>>();
+	const sessions = new Map<string, SessionRecord | null>();
+	for (const [sessionId, { from: lo, to: hi }] of ranges) {
+		const bySeq = new Map<number, StoredEntry>();
+		rows.set(sessionId, bySeq);
+		let afterSeq = lo - 1;
+		while (afterSeq < hi) {
+			const batch = await store.listEntries(ws, sessionId, {
+				afterSeq,
+				beforeSeq: hi + 1,
+				limit: limits.batchSize,
+			});
+			if (!alive()) return null;
+			for (const row of batch) bySeq.set(row.seq, row);
+			if (!sessions.has(sessionId)) {
+				sessions.set(sessionId, await store.getSession(ws, sessionId));
+				if (!alive()) return null;
+			}
+			const last = batch.at(-1);
+			if (!last || batch.length < limits.batchSize) break;
+			afterSeq = last.seq;
+		}
+		if (!sessions.has(sessionId)) {
+			sessions.set(sessionId, await store.getSession(ws, sessionId));
+			if (!alive()) return null;
+		}
+	}
+
+	const events: ActivityEvent[] = [];
+	let previous = from?.cursor ?? null;
+	const add = (event: Omit<ActivityEvent, "previous">) => {
+		events.push({ ...event, previous });
+		previous = event.position.cursor;
+	};
+	for (const { record, before: prior, from: lo, to: hi } of slices) {
+		// Sessions are never deleted: a missing row is a defect, and its events are left out.
+		const session = sessions.get(record.sessionId);
+		if (!session) continue;
+		if (record.created) {
+			add({
+				kind: "CREATED",
+				session,
+				seq: record.toSeq,
+				at: session.createdAt,
+				entry: null,
+				position: recordEnd(record.cursor),
+			});
+			continue;
+		}
+		const bySeq = rows.get(record.sessionId);
+		for (let seq = lo; seq <= hi; seq++) {
+			const row = bySeq?.get(seq);
+			if (!row) continue;
+			add({
+				kind: kindOf(row),
+				session,
+				seq,
+				at: row.entry.timestamp,
+				entry: row,
+				position: seq === record.toSeq ? recordEnd(record.cursor) : insideRecord(prior, record.cursor, seq),
+			});
+		}
+	}
+	return {
+		events,
+		records: slices.map((s) => s.record),
+		atEnd: complete && records.length < limits.records,
+	};
+}
+
+/**
+ * One subscriber's events. Attached to its workspace's feed from the moment
+ * `subscribe` resolves (so a subscriber that has not asked for its first
+ * event yet still overflows and is counted); Yoga's Repeater starts its
+ * executor only at the first `next()` and never runs it when `return()` comes
+ * first, so it cannot hold this attachment.
  */
 class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 	private readonly queued: ActivityEvent[] = [];
+	/** The last event queued or passed over (filtered out): pushes continue from here. */
+	private tail: FeedPosition | null;
+	/** The last event handed to the consumer: where a resubscription resumes. */
+	private delivered: FeedPosition | null;
+	/** The log may hold events after `tail` that were not pushed: read it while the consumer waits. */
+	private behind: boolean;
+	/** The furthest event known to exist (pushed while behind). */
+	private wanted: FeedPosition | null = null;
+	private reading = false;
 	private waiter:
 		| { resolve: (r: IteratorResult<ActivityEvent>) => void; reject: (e: unknown) => void }
 		| undefined;
@@ -78,24 +258,51 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 
 	constructor(
 		readonly ws: string,
-		private readonly bufferSize: number,
+		from: FeedPosition | null,
+		resuming: boolean,
+		private readonly only: ReadonlySet<string> | null,
+		private readonly options: ActivityOptions,
 		private readonly onClose: (stream: ActivityStream) => void,
-	) {}
+	) {
+		this.tail = from;
+		this.delivered = from;
+		this.behind = resuming;
+	}
 
+	/** An event from the workspace's feed. */
 	push(event: ActivityEvent): void {
-		if (this.closed) return;
-		const waiter = this.waiter;
-		if (waiter) {
-			this.waiter = undefined;
-			waiter.resolve({ value: event, done: false });
-		} else if (this.queued.length < this.bufferSize) this.queued.push(event);
-		else
+		if (this.closed || this.failure) return;
+		if (comparePositions(event.position, this.tail) <= 0) return;
+		if (this.behind || this.reading || event.previous !== (this.tail?.cursor ?? null)) {
+			this.behind = true;
+			if (comparePositions(event.position, this.wanted) > 0) this.wanted = event.position;
+			this.pump();
+			return;
+		}
+		if (this.queued.length >= this.options.bufferSize && this.kept(event)) {
+			const at = this.delivered?.cursor;
 			this.fail(
 				new SessionError(
 					"LIMIT_EXCEEDED",
-					`Subscriber fell more than ${this.bufferSize} events behind; resubscribe to continue (events in between are not replayed)`,
+					`Subscriber fell more than ${this.options.bufferSize} events behind; resubscribe${
+						at ? ` with afterCursor: ${at}` : " to continue"
+					}`,
+					at ? { field: "afterCursor" } : {},
 				),
 			);
+			return;
+		}
+		this.take(event);
+		this.pump();
+	}
+
+	private kept(event: ActivityEvent): boolean {
+		return !this.only || this.only.has(event.session.sessionId);
+	}
+
+	private take(event: ActivityEvent): void {
+		this.tail = event.position;
+		if (this.kept(event)) this.queued.push(event);
 	}
 
 	private fail(error: Error): void {
@@ -113,14 +320,61 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 		this.onClose(this);
 	}
 
+	/** Hand the next event to a waiting consumer, reading the log when behind. */
+	private pump(): void {
+		if (!this.waiter) return;
+		const next = this.queued.shift();
+		if (next) {
+			this.delivered = next.position;
+			const waiter = this.waiter;
+			this.waiter = undefined;
+			waiter.resolve({ value: next, done: false });
+			return;
+		}
+		if (this.closed) {
+			const waiter = this.waiter;
+			this.waiter = undefined;
+			waiter.resolve({ value: undefined, done: true });
+			return;
+		}
+		if (this.behind && !this.reading) void this.read();
+	}
+
+	private async read(): Promise<void> {
+		this.reading = true;
+		let caughtUp = false;
+		try {
+			const { store, batchSize } = this.options;
+			const read = await readActivity(
+				store,
+				this.ws,
+				this.tail,
+				{ records: RECORDS_PER_READ, events: batchSize, batchSize },
+				() => !this.closed,
+			);
+			if (!read) return;
+			for (const event of read.events) if (comparePositions(event.position, this.tail) > 0) this.take(event);
+			caughtUp = read.atEnd || read.events.length === 0;
+		} catch (error) {
+			this.fail(error instanceof Error ? error : new Error(String(error)));
+			return;
+		} finally {
+			this.reading = false;
+		}
+		// Caught up with the log as of the read, and nothing later was pushed meanwhile: live pushes continue it.
+		if (caughtUp && comparePositions(this.wanted, this.tail) <= 0) {
+			this.behind = false;
+			this.wanted = null;
+		}
+		this.pump();
+	}
+
 	next(): Promise<IteratorResult<ActivityEvent>> {
 		if (this.failure) return Promise.reject(this.failure);
 		if (this.waiter) return Promise.reject(new Error("next() called while a previous next() is pending"));
-		const value = this.queued.shift();
-		if (value) return Promise.resolve({ value, done: false });
-		if (this.closed) return Promise.resolve({ value: undefined, done: true });
 		return new Promise((resolve, reject) => {
 			this.waiter = { resolve, reject };
+			this.pump();
 		});
 	}
 
@@ -143,149 +397,258 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 	}
 }
 
-export class ActivityFanOut {
-	private readonly subscribers = new Map<string, Set<ActivityStream>>();
-	private count = 0;
-	private readonly pending = new Map<string, PendingRange>();
+/** One watched workspace: its position in the log, read on notices, pushed to its streams. */
+class WorkspaceFeed {
+	readonly streams = new Set<ActivityStream>();
+	/** Subscriptions between choosing this feed and attaching to it: the feed must outlive them. */
+	joining = 0;
+	/** The last event pushed (null: the log was empty at the start). */
+	position: FeedPosition | null = null;
+	private starting: Promise<void> | undefined;
+	private started = false;
 	private draining = false;
+	private again = false;
+	/** Sessions heard of (their last noticed seq, since when) whose records this feed has not pushed yet. */
+	private readonly expected = new Map<string, { toSeq: number; since: number }>();
+	/** The last seq pushed per session since the start. */
+	private readonly pushed = new Map<string, number>();
+	private timer: NodeJS.Timeout | undefined;
+	private pollDelay: number;
+	private retryDelay = RETRY_MIN_MS;
+	private stopped = false;
+
+	constructor(
+		readonly ws: string,
+		private readonly options: ActivityOptions,
+	) {
+		this.pollDelay = options.pollMs ?? 25;
+	}
+
+	get pending(): number {
+		return this.expected.size;
+	}
+
+	private get alive(): boolean {
+		return !this.stopped && (this.streams.size > 0 || this.joining > 0);
+	}
+
+	/** Find the log's end once: a subscriber without a cursor starts there. */
+	start(): Promise<void> {
+		this.starting ??= (async () => {
+			let last: ActivityRecord | undefined;
+			for (;;) {
+				const page = await this.options.store.activity(this.ws, {
+					after: last?.cursor ?? null,
+					limit: RECORDS_PER_SCAN,
+				});
+				// A notice heard meanwhile whose record is already in the log is not waited for.
+				for (const record of page) this.passed(record.sessionId, record.toSeq);
+				last = page.at(-1) ?? last;
+				if (page.length < RECORDS_PER_SCAN) break;
+			}
+			this.position = last ? recordEnd(last.cursor) : null;
+			this.started = true;
+			this.pull();
+		})();
+		// A failed start is tried again by the next subscriber.
+		this.starting.catch(() => {
+			this.starting = undefined;
+		});
+		return this.starting;
+	}
+
+	private passed(sessionId: string, toSeq: number): void {
+		if (toSeq > (this.pushed.get(sessionId) ?? -1)) this.pushed.set(sessionId, toSeq);
+		const expected = this.expected.get(sessionId);
+		if (expected && expected.toSeq <= toSeq) this.expected.delete(sessionId);
+	}
+
+	notice(notice: CommitNotice): void {
+		const { sessionId, toSeq } = notice;
+		if (toSeq > (this.pushed.get(sessionId) ?? -1)) {
+			const waiting = this.expected.get(sessionId);
+			if (waiting) waiting.toSeq = Math.max(waiting.toSeq, toSeq);
+			else this.expected.set(sessionId, { toSeq, since: Date.now() });
+		}
+		this.pull();
+	}
+
+	/** Read the log after the position (now, or after the read in progress). */
+	pull(): void {
+		if (!this.started || this.draining) {
+			this.again = true;
+			return;
+		}
+		if (!this.alive) return;
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		this.draining = true;
+		void this.drain();
+	}
+
+	private async drain(): Promise<void> {
+		const { store, batchSize, bufferSize, logger } = this.options;
+		try {
+			do {
+				this.again = false;
+				for (;;) {
+					const read = await readActivity(
+						store,
+						this.ws,
+						this.position,
+						{ records: RECORDS_PER_READ, events: Math.max(bufferSize, batchSize), batchSize },
+						() => this.alive,
+					);
+					if (!read) return;
+					for (const event of read.events) {
+						this.position = event.position;
+						for (const stream of [...this.streams]) stream.push(event);
+					}
+					for (const record of read.records) this.passed(record.sessionId, record.toSeq);
+					this.retryDelay = RETRY_MIN_MS;
+					if (read.atEnd || read.events.length === 0) break;
+				}
+			} while (this.again && this.alive);
+			this.settle();
+		} catch (error) {
+			// Nothing is lost: the feed reads again from its position.
+			logger.warn("activity feed read failed; retrying", { error: error as Error });
+			this.schedule(this.retryDelay);
+			this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
+		} finally {
+			this.draining = false;
+		}
+		if (this.again && this.alive && !this.timer) this.pull();
+	}
+
+	/** After reading to the log's end: records heard of but not there yet are held back by an open transaction. */
+	private settle(): void {
+		const now = Date.now();
+		for (const [sessionId, { since }] of this.expected)
+			if (now - since > HELD_BACK_POLL_LIMIT_MS) this.expected.delete(sessionId);
+		if (this.expected.size === 0) {
+			this.pollDelay = this.options.pollMs ?? 25;
+			return;
+		}
+		this.schedule(this.pollDelay);
+		this.pollDelay = Math.min(this.pollDelay * 2, POLL_MAX_MS);
+	}
+
+	private schedule(ms: number): void {
+		if (this.timer || !this.alive) return;
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			this.pull();
+		}, ms);
+		this.timer.unref();
+	}
+
+	/** Nobody watches any more: no reads, no timers. */
+	stop(): void {
+		this.stopped = true;
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		this.expected.clear();
+	}
+}
+
+export interface ActivitySubscription {
+	/** Resume after this cursor (an event's `position.cursor`); default: from now on. */
+	afterCursor?: string | null;
+	/** Only these sessions' events. */
+	sessionIds?: readonly string[] | null;
+}
+
+export class ActivityFanOut {
+	private readonly feeds = new Map<string, WorkspaceFeed>();
 
 	constructor(private readonly options: ActivityOptions) {}
 
 	get subscriberCount(): number {
-		return this.count;
+		let n = 0;
+		for (const feed of this.feeds.values()) n += feed.streams.size;
+		return n;
 	}
 
-	/** Sessions with notices not yet turned into events (at most the sessions written meanwhile). */
+	/** Workspaces watched on this instance (each costs reads only on notices and safety reads). */
+	get workspaceCount(): number {
+		return this.feeds.size;
+	}
+
+	/** Sessions heard of whose activity has not been pushed yet (bounded by the sessions written, not the writes). */
 	get pendingSessions(): number {
-		return this.pending.size;
+		let n = 0;
+		for (const feed of this.feeds.values()) n += feed.pending;
+		return n;
 	}
 
-	subscribe(ws: string): AsyncIterableIterator<ActivityEvent> {
-		const stream = new ActivityStream(ws, this.options.bufferSize, (s) => this.release(s));
-		let streams = this.subscribers.get(ws);
-		if (!streams) {
-			streams = new Set();
-			this.subscribers.set(ws, streams);
+	/**
+	 * A stream of the workspace's events after `afterCursor` (INVALID_INPUT
+	 * when it is not a cursor of this feed), or from now on. The caller is
+	 * attached to the bus already, so no notice after the start is missed.
+	 */
+	async subscribe(
+		ws: string,
+		request: ActivitySubscription = {},
+	): Promise<AsyncIterableIterator<ActivityEvent>> {
+		const from =
+			request.afterCursor == null ? undefined : parseFeedCursor(request.afterCursor, "afterCursor");
+		let feed = this.feeds.get(ws);
+		if (!feed) {
+			feed = new WorkspaceFeed(ws, this.options);
+			this.feeds.set(ws, feed);
 		}
-		streams.add(stream);
-		this.count += 1;
+		const owner = feed;
+		owner.joining += 1;
+		try {
+			await owner.start();
+		} catch (error) {
+			owner.joining -= 1;
+			this.dropIfIdle(owner);
+			throw error;
+		}
+		owner.joining -= 1;
+		const only = request.sessionIds ? new Set(request.sessionIds) : null;
+		const stream = new ActivityStream(
+			ws,
+			from ?? owner.position,
+			from !== undefined,
+			only,
+			this.options,
+			(s) => {
+				owner.streams.delete(s);
+				this.dropIfIdle(owner);
+				this.options.onRelease();
+			},
+		);
+		owner.streams.add(stream);
 		return stream;
 	}
 
-	private release(stream: ActivityStream): void {
-		const streams = this.subscribers.get(stream.ws);
-		if (!streams?.delete(stream)) return;
-		this.count -= 1;
-		if (streams.size === 0) {
-			this.subscribers.delete(stream.ws);
-			// Nobody left to tell: the workspace's waiting ranges are dropped unread.
-			for (const [key, range] of this.pending) if (range.ws === stream.ws) this.pending.delete(key);
+	private dropIfIdle(feed: WorkspaceFeed): void {
+		if (feed.streams.size === 0 && feed.joining === 0 && this.feeds.get(feed.ws) === feed) {
+			this.feeds.delete(feed.ws);
+			feed.stop();
 		}
-		this.options.onRelease();
 	}
 
 	notice(notice: CommitNotice): void {
-		const { workspaceId: ws, sessionId } = notice;
-		if (!this.subscribers.has(ws)) return;
-		const key = JSON.stringify([ws, sessionId]);
-		const waiting = this.pending.get(key);
-		if (waiting) {
-			waiting.fromSeq = Math.min(waiting.fromSeq, notice.fromSeq);
-			waiting.toSeq = Math.max(waiting.toSeq, notice.toSeq);
-			if (notice.created) waiting.createdSeq = notice.toSeq;
-		} else {
-			this.pending.set(key, {
-				ws,
-				sessionId,
-				fromSeq: notice.fromSeq,
-				toSeq: notice.toSeq,
-				createdSeq: notice.created ? notice.toSeq : undefined,
-			});
-		}
-		this.drain();
+		this.feeds.get(notice.workspaceId)?.notice(notice);
+	}
+
+	/** Notices may have been lost, or a transaction held the log back: every feed reads its log again. */
+	resync(): void {
+		// The feeds' pushes continue every stream that is live; one behind reads the log itself anyway.
+		for (const feed of this.feeds.values()) feed.pull();
+	}
+
+	/** The periodic safety read: every watched workspace's log once. */
+	safetyRead(): void {
+		for (const feed of this.feeds.values()) feed.pull();
 	}
 
 	/** End every subscription (shutdown). */
 	close(): void {
-		for (const streams of [...this.subscribers.values()])
-			for (const stream of [...streams]) void stream.return();
-	}
-
-	private drain(): void {
-		if (this.draining) return;
-		this.draining = true;
-		void (async () => {
-			try {
-				for (let range = this.take(); range; range = this.take()) await this.announce(range);
-			} catch (error) {
-				// announce() handles store failures; this is a defect, and must not become an unhandled rejection.
-				this.options.logger.error("activity fan-out stopped draining", { error: error as Error });
-			} finally {
-				this.draining = false;
-			}
-		})();
-	}
-
-	/** The oldest waiting range; the session's next notices start a new one behind the others. */
-	private take(): PendingRange | undefined {
-		for (const [key, range] of this.pending) {
-			this.pending.delete(key);
-			return range;
-		}
-		return undefined;
-	}
-
-	/**
-	 * Turn one range into events: CREATED first when the range holds the
-	 * creation, then one event per entry after it. The session row is read
-	 * after the first batch of entries, so it is at least as new as those.
-	 */
-	private async announce(range: PendingRange): Promise<void> {
-		const { store, batchSize, logger } = this.options;
-		const { ws, sessionId, toSeq } = range;
-		let created = range.createdSeq !== undefined;
-		let after = range.createdSeq ?? range.fromSeq - 1;
-		let session: SessionRecord | null = null;
-		try {
-			for (;;) {
-				const rows =
-					after < toSeq
-						? await store.listEntries(ws, sessionId, {
-								afterSeq: after,
-								beforeSeq: toSeq + 1,
-								limit: batchSize,
-							})
-						: [];
-				if (!this.subscribers.has(ws)) return;
-				session ??= await store.getSession(ws, sessionId);
-				const streams = this.subscribers.get(ws);
-				if (!session || !streams) return;
-				const events: ActivityEvent[] = [];
-				if (created) {
-					events.push({
-						kind: "CREATED",
-						session,
-						seq: range.createdSeq ?? 0,
-						at: session.createdAt,
-						entry: null,
-					});
-					created = false;
-				}
-				for (const row of rows)
-					events.push({ kind: kindOf(row), session, seq: row.seq, at: row.entry.timestamp, entry: row });
-				const targets = [...streams];
-				for (const event of events) for (const stream of targets) stream.push(event);
-				const last = rows.at(-1);
-				if (!last || rows.length < batchSize || last.seq >= toSeq) return;
-				after = last.seq;
-			}
-		} catch (error) {
-			logger.warn("activity events dropped: the store read failed", {
-				session: sessionId,
-				fromSeq: after + 1,
-				toSeq,
-				error: error as Error,
-			});
-		}
+		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
 	}
 }

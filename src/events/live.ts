@@ -1,9 +1,11 @@
 /**
  * Live events of this instance. One feed per watched session reads each new
  * entry once from the store and pushes it to that session's streams; one
- * activity fan-out per instance (activity.ts) turns commit notices into
- * dashboard events. Feeds and the bus subscription exist only while someone
- * listens, so closing every subscription returns all listener counts to zero.
+ * feed per watched workspace reads the workspace's activity log and pushes
+ * dashboard events (activity.ts); a live metrics query is told when its
+ * workspace changed. Feeds, timers and the bus subscription exist only while
+ * someone listens, so closing every subscription returns all listener counts
+ * to zero and an unwatched workspace costs nothing.
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
@@ -11,12 +13,12 @@ import { SessionError } from "../session/errors.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import { limitConcurrency } from "../store/limited.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
-import { type ActivityEvent, ActivityFanOut } from "./activity.js";
+import { type ActivityEvent, ActivityFanOut, type ActivitySubscription } from "./activity.js";
 import type { BusListener, EventBus } from "./bus.js";
 import { EntryStream } from "./entry-stream.js";
 import { MetricsUpdates } from "./metrics-updates.js";
 
-export type { ActivityEvent, ActivityKind } from "./activity.js";
+export type { ActivityEvent, ActivityKind, ActivitySubscription } from "./activity.js";
 
 export interface LiveOptions {
 	store: SessionStore;
@@ -27,11 +29,13 @@ export interface LiveOptions {
 	/** Entries per store read when catching up. */
 	batchSize?: number;
 	/**
-	 * How often the sessions this instance watches are re-read, so that a
-	 * commit whose notice never came (its writer died between commit and
-	 * NOTIFY, or the NOTIFY could not be sent) reaches subscribers late
-	 * rather than never. Default: every 2 s on a Postgres bus, never on the
-	 * in-process one (its notices are calls in this process and cannot be lost).
+	 * How often the sessions and workspaces this instance watches are
+	 * re-read, so that a commit whose notice never came (its writer died
+	 * between commit and NOTIFY, or the NOTIFY could not be sent), or an
+	 * activity log held back by a long open transaction, reaches subscribers
+	 * late rather than never. Default: every 2 s on a Postgres bus, never on
+	 * the in-process one (its notices are calls in this process and cannot be
+	 * lost, and its backends hold no write open while another commits).
 	 */
 	safetyReadMs?: number | null;
 	/** A live metrics query sends at most one result per this many ms (default 1,000). */
@@ -42,6 +46,55 @@ export interface LiveOptions {
 	 * instead of taking the database from every other request.
 	 */
 	metricsConcurrency?: number;
+	/** First delay before an activity feed held back by an open transaction reads again (activity.ts). */
+	activityPollMs?: number;
+}
+
+/**
+ * Tells a live metrics query that its workspace changed: `next()` resolves
+ * once a notice (or a resync) came since the last one. Notices, not the
+ * activity log: figures are read from committed rollups, which a notice's
+ * commit has already changed, and a change signal needs no position.
+ */
+class ChangeSignal implements AsyncIterableIterator<void> {
+	private changed = false;
+	private closed = false;
+	private wake: ((result: IteratorResult<void>) => void) | undefined;
+
+	constructor(private readonly onClose: (signal: ChangeSignal) => void) {}
+
+	signal(): void {
+		const wake = this.wake;
+		this.wake = undefined;
+		if (wake) wake({ value: undefined, done: false });
+		else this.changed = true;
+	}
+
+	next(): Promise<IteratorResult<void>> {
+		if (this.closed) return Promise.resolve({ value: undefined, done: true });
+		if (this.changed) {
+			this.changed = false;
+			return Promise.resolve({ value: undefined, done: false });
+		}
+		return new Promise((resolve) => {
+			this.wake = resolve;
+		});
+	}
+
+	return(): Promise<IteratorResult<void>> {
+		if (!this.closed) {
+			this.closed = true;
+			this.onClose(this);
+		}
+		const wake = this.wake;
+		this.wake = undefined;
+		wake?.({ value: undefined, done: true });
+		return Promise.resolve({ value: undefined, done: true });
+	}
+
+	[Symbol.asyncIterator](): this {
+		return this;
+	}
 }
 
 const SAFETY_READ_MS = 2_000;
@@ -163,6 +216,8 @@ export class LiveEvents {
 	private readonly batchSize: number;
 	private readonly feeds = new Map<string, SessionFeed>();
 	private readonly activity: ActivityFanOut;
+	/** Live metrics queries' change signals, per workspace. */
+	private readonly changes = new Map<string, Set<ChangeSignal>>();
 	private detach: (() => void) | undefined;
 	private readonly safetyReadMs: number | null;
 	private readonly metricsIntervalMs: number;
@@ -192,12 +247,14 @@ export class LiveEvents {
 			bufferSize: this.bufferSize,
 			batchSize: this.batchSize,
 			onRelease: () => this.maybeDetach(),
+			...(options.activityPollMs === undefined ? {} : { pollMs: options.activityPollMs }),
 		});
 	}
 
-	/** Open subscriptions on this instance (entry streams and activity). */
+	/** Open subscriptions on this instance (entry streams, activity and live metrics). */
 	get subscriptionCount(): number {
 		let n = this.activity.subscriberCount;
+		for (const signals of this.changes.values()) n += signals.size;
 		for (const feed of this.feeds.values()) n += feed.streams.size;
 		return n;
 	}
@@ -206,7 +263,7 @@ export class LiveEvents {
 		return this.feeds.size;
 	}
 
-	/** Sessions whose notices wait to become activity events (bounded by the sessions written, not the writes). */
+	/** Sessions heard of whose activity events were not pushed yet (bounded by the sessions written, not the writes). */
 	get activityPending(): number {
 		return this.activity.pendingSessions;
 	}
@@ -215,10 +272,12 @@ export class LiveEvents {
 		notice: (notice) => {
 			this.feeds.get(feedKey(notice.workspaceId, notice.sessionId))?.notice(notice.toSeq);
 			this.activity.notice(notice);
+			for (const signal of this.changes.get(notice.workspaceId) ?? []) signal.signal();
 		},
-		// The activity feed has no resume point: notices lost meanwhile are not replayed there.
 		resync: () => {
 			for (const feed of this.feeds.values()) feed.resync();
+			this.activity.resync();
+			for (const signals of this.changes.values()) for (const signal of signals) signal.signal();
 		},
 	};
 
@@ -228,14 +287,15 @@ export class LiveEvents {
 	}
 
 	private maybeDetach(): void {
-		if (this.feeds.size === 0 && this.activity.subscriberCount === 0 && this.detach) {
+		const watching = this.feeds.size > 0 || this.activity.workspaceCount > 0;
+		if (!watching && this.activity.subscriberCount === 0 && this.changes.size === 0 && this.detach) {
 			this.detach();
 			this.detach = undefined;
 		}
-		if (this.feeds.size === 0) this.stopSafetyReads();
+		if (!watching) this.stopSafetyReads();
 	}
 
-	/** Runs while any session feed exists (see LiveOptions.safetyReadMs). */
+	/** Runs while any session or workspace feed exists (see LiveOptions.safetyReadMs). */
 	private startSafetyReads(): void {
 		if (this.safetyReadMs === null || this.safetyTimer || this.closed) return;
 		this.safetyTimer = setInterval(() => void this.safetyRead(), this.safetyReadMs);
@@ -249,8 +309,9 @@ export class LiveEvents {
 
 	private reading = false;
 
-	/** One read per workspace of the watched sessions' ends; a feed behind its session's end pulls. */
+	/** One read per workspace of the watched sessions' ends (a feed behind its session's end pulls), and of each watched activity log. */
 	private async safetyRead(): Promise<void> {
+		this.activity.safetyRead();
 		if (this.reading) return;
 		this.reading = true;
 		try {
@@ -353,15 +414,23 @@ export class LiveEvents {
 		this.maybeDetach();
 	}
 
-	/**
-	 * One event per created session, append, leaf move and rename in the
-	 * workspace, live. A subscriber more than `bufferSize` events behind is
-	 * ended with LIMIT_EXCEEDED.
-	 */
 	/** A metrics query's result now, then again whenever the workspace's commits change it (./metrics-updates.ts). */
 	async metricsUpdates(ws: string, query: MetricsQuery): Promise<AsyncIterableIterator<MetricsResult>> {
 		// Listening before the first read: a commit in between is heard, not lost.
-		const changes = this.activityEvents(ws);
+		this.attach();
+		let signals = this.changes.get(ws);
+		if (!signals) {
+			signals = new Set();
+			this.changes.set(ws, signals);
+		}
+		const owner = signals;
+		const changes = new ChangeSignal((signal) => {
+			owner.delete(signal);
+			if (owner.size === 0 && this.changes.get(ws) === owner) this.changes.delete(ws);
+			this.maybeDetach();
+		});
+		owner.add(changes);
+		if (this.closed) void changes.return();
 		let first: MetricsResult;
 		try {
 			first = await this.metricsStore.metrics(ws, query);
@@ -378,9 +447,28 @@ export class LiveEvents {
 		);
 	}
 
-	activityEvents(ws: string): AsyncIterableIterator<ActivityEvent> {
+	/**
+	 * One event per created session, append, leaf move and rename in the
+	 * workspace: after `afterCursor` from the log first, then live, each once,
+	 * in the log's order (./activity.ts); without a cursor, from now on.
+	 * INVALID_INPUT (`afterCursor`) for a cursor not of this feed. A
+	 * subscriber more than `bufferSize` events behind is ended with
+	 * LIMIT_EXCEEDED naming the cursor to resume from.
+	 */
+	async activityEvents(
+		ws: string,
+		request: ActivitySubscription = {},
+	): Promise<AsyncIterableIterator<ActivityEvent>> {
+		// Attached before the feed finds its start, so no notice after it is missed.
 		this.attach();
-		const stream = this.activity.subscribe(ws);
+		let stream: AsyncIterableIterator<ActivityEvent>;
+		try {
+			stream = await this.activity.subscribe(ws, request);
+		} catch (error) {
+			this.maybeDetach();
+			throw error;
+		}
+		this.startSafetyReads();
 		if (this.closed) void stream.return?.();
 		return stream;
 	}
@@ -391,5 +479,6 @@ export class LiveEvents {
 		this.stopSafetyReads();
 		for (const feed of [...this.feeds.values()]) for (const stream of [...feed.streams]) void stream.return();
 		this.activity.close();
+		for (const signals of [...this.changes.values()]) for (const signal of [...signals]) void signal.return();
 	}
 }

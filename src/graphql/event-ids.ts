@@ -1,6 +1,6 @@
 /**
  * Subscription event ids for SSE resume. Each event of a resumable
- * subscription has an id (the `seq` of its entry; the activity feed's
+ * subscription has an id (the `seq` of its entry; an activity event's
  * cursor), which the SSE writer sends as the event's `id:` (app/sse-event-ids.ts)
  * and which a browser's EventSource sends back as the `Last-Event-ID` header
  * when it reconnects, with the URL and body it first used.
@@ -13,6 +13,7 @@
  * result, because a selection need not include `seq` and a shared result
  * belongs to many subscribers.
  */
+import { comparePositions, parseFeedCursor } from "../events/activity-position.js";
 import { invalidInput } from "../session/errors.js";
 
 const current = new WeakMap<object, string>();
@@ -56,4 +57,22 @@ export function resumeSeq(
 	if (!SEQ.test(header)) throw invalidInput("Last-Event-ID", "must be the seq of an event of this stream");
 	const seq = Number(header);
 	return given === undefined ? seq : Math.max(given, seq);
+}
+
+/**
+ * Where an activity stream resumes: after `afterCursor`, or after the cursor
+ * in `Last-Event-ID` when that is later in the log, by the same reasoning as
+ * `resumeSeq`. Each is INVALID_INPUT naming its own field when it is not a
+ * cursor of the feed.
+ */
+export function resumeCursor(
+	afterCursor: string | null | undefined,
+	context: { request?: Request },
+): string | undefined {
+	const given = afterCursor == null ? undefined : parseFeedCursor(afterCursor, "afterCursor");
+	const header = lastEventIdHeader(context);
+	const heard = header === undefined ? undefined : parseFeedCursor(header, "Last-Event-ID");
+	if (!heard) return given?.cursor;
+	if (!given) return heard.cursor;
+	return comparePositions(heard, given) > 0 ? heard.cursor : given.cursor;
 }

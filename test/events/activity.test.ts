@@ -209,7 +209,7 @@ describe("activity fan-out under sustained load", () => {
 			// The sessions' own notices (NOTIFY delivers them later) come before the subscription.
 			await waitUntil("the creations' notices", () => notices === sessions.length);
 			notices = 0;
-			const subscriber = live.activityEvents(WS);
+			const subscriber = await live.activityEvents(WS);
 			const total = sessions.length * perWriter;
 			const reading = readEvents(subscriber, total, `${total} activity events`);
 
@@ -263,7 +263,7 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 		const { store, seen, live } = inProcess({ batchSize: 10 });
 		const sessions = range(1, 8).map((i) => `s${i}`);
 		for (const id of sessions) await store.createSession(WS, { sessionId: id });
-		const subscriber = live.activityEvents(WS);
+		const subscriber = await live.activityEvents(WS);
 		const PER = 25;
 		const reading = readEvents(subscriber, sessions.length * PER, "every event");
 
@@ -291,7 +291,7 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 	it("a session created and written while the fan-out waits keeps its kinds in order: CREATED first, then each entry's own kind", async () => {
 		const { store, seen, live } = inProcess();
 		await store.createSession(WS, { sessionId: "busy" });
-		const subscriber = live.activityEvents(WS);
+		const subscriber = await live.activityEvents(WS);
 		const reading = readEvents(subscriber, 1 + 6, "the events");
 
 		const held = seen.hold();
@@ -326,8 +326,8 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 		const BUFFER = 5;
 		const { store, live } = inProcess({ bufferSize: BUFFER });
 		await store.createSession(WS, { sessionId: "a" });
-		const idle = live.activityEvents(WS);
-		const reader = live.activityEvents(WS);
+		const idle = await live.activityEvents(WS);
+		const reader = await live.activityEvents(WS);
 		expect(live.subscriptionCount).toBe(2);
 
 		// Each append is waited for on the reader, so the idle one's queue grows by exactly one event.
@@ -355,18 +355,18 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 		expect(live.subscriptionCount).toBe(0);
 	});
 
-	it("a failed store read drops that range's events with a warning; the feed goes on with the next notices", async () => {
+	it("a failed store read is retried from the feed's position with a warning: nothing is lost, with no later write", async () => {
 		const warnings: string[] = [];
 		const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
 		const { store, seen, live } = inProcess({ logger });
 		await store.createSession(WS, { sessionId: "a" });
-		const subscriber = live.activityEvents(WS);
-		const next = subscriber.next();
-		seen.fail(1);
+		const subscriber = await live.activityEvents(WS);
+		seen.fail(2);
 		await store.appendEntry(WS, "a", user("a1"));
 		await store.appendEntry(WS, "a", user("a2"));
-		expect((await within(WAIT, "the event after the failure", next)).value?.seq).toBe(2);
-		expect(warnings).toEqual(["activity events dropped: the store read failed"]);
+		const { all } = await readEvents(subscriber, 2, "both events after the failures");
+		expect(all.map((e) => e.seq)).toEqual([1, 2]);
+		expect(warnings).toEqual(["activity feed read failed; retrying", "activity feed read failed; retrying"]);
 		await subscriber.return?.();
 	});
 
@@ -374,7 +374,11 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 		const { bus, store, seen, live } = inProcess();
 		await store.createSession(WS, { sessionId: "a" });
 		await store.createSession("other", { sessionId: "b" });
-		const subscribers = [live.activityEvents(WS), live.activityEvents(WS), live.activityEvents("other")];
+		const subscribers = await Promise.all([
+			live.activityEvents(WS),
+			live.activityEvents(WS),
+			live.activityEvents("other"),
+		]);
 		expect([live.subscriptionCount, bus.listenerCount]).toEqual([3, 1]);
 
 		// Pending work at the moment the subscribers leave.
@@ -399,7 +403,7 @@ describe("activity fan-out: coalescing, bounds and detaching (memory store, in-p
 		expect([live.subscriptionCount, live.activityPending, bus.listenerCount]).toEqual([0, 0, 0]);
 
 		// Shutdown ends open activity subscriptions the same way.
-		const open = live.activityEvents(WS);
+		const open = await live.activityEvents(WS);
 		const waiting = open.next();
 		live.close();
 		expect((await waiting).done).toBe(true);

@@ -91,8 +91,8 @@ describe("bounded resources (LiveEvents in-process)", () => {
 
 	it("an activity subscriber that falls behind is ended with LIMIT_EXCEEDED; others keep going", async () => {
 		const { store, live, released } = inProcess(3);
-		const slow = live.activityEvents(WS_ID);
-		const fast = live.activityEvents(WS_ID);
+		const slow = await live.activityEvents(WS_ID);
+		const fast = await live.activityEvents(WS_ID);
 		const kinds: string[] = [];
 		const reading = (async () => {
 			for (;;) {
@@ -153,7 +153,7 @@ describe("bounded resources (LiveEvents in-process)", () => {
 		}
 		// Activity subscriptions and failed (NOT_FOUND) subscriptions release too.
 		for (let i = 0; i < 1000; i++) {
-			const activity = live.activityEvents(WS_ID);
+			const activity = await live.activityEvents(WS_ID);
 			const pending = activity.next();
 			await activity.return?.();
 			expect((await pending).done).toBe(true);

@@ -2,8 +2,9 @@
  * Subscriptions. `sessionEvents` is the reliable one: every entry of a
  * session in seq order (stored ones after `afterSeq` first, then live), each
  * exactly once; a client that reconnects with the last seq it saw misses
- * nothing. The others are filtered views of it, and `sessionActivity` is a
- * live feed for dashboards.
+ * nothing. The others are filtered views of it. `sessionActivity` is the
+ * workspace's activity log for dashboards, resumable the same way with the
+ * cursor of the last event seen.
  */
 import type { ActivityEvent } from "../../events/live.js";
 import type { StoredEntry } from "../../session/entry.js";
@@ -12,7 +13,7 @@ import { leafAfter } from "../../session/tree.js";
 import { resetBudget } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { toGraphQLError } from "../errors.js";
-import { noteEventId, resumeSeq } from "../event-ids.js";
+import { noteEventId, resumeCursor, resumeSeq } from "../event-ids.js";
 import { EntryRef, SessionRef } from "../refs.js";
 import { LeafEntryRef } from "./entry.js";
 
@@ -169,6 +170,11 @@ const ActivityKindEnum = builder.enumType("ActivityKind", {
 
 const SessionActivityRef = builder.objectRef<ActivityEvent>("SessionActivity").implement({
 	fields: (t) => ({
+		cursor: t.string({
+			description:
+				"This event's place in the workspace's activity log: subscribe with afterCursor set to it to get every later event once (over SSE it is the event's id, sent back as Last-Event-ID).",
+			resolve: (a) => a.position.cursor,
+		}),
 		kind: t.field({ type: ActivityKindEnum, resolve: (a) => a.kind }),
 		session: t.field({ type: SessionRef, resolve: (a) => a.session }),
 		seq: t.exposeInt("seq"),
@@ -216,13 +222,23 @@ builder.subscriptionFields((t) => ({
 	}),
 	sessionActivity: t.field({
 		type: SessionActivityRef,
-		description: "Activity across all sessions the caller may read (dashboards): live, one event per change.",
+		description:
+			"Activity across all sessions the caller may read (dashboards), one event per change, in the workspace's activity log order: first those after afterCursor already committed, then live ones, each exactly once.",
 		args: {
+			afterCursor: t.arg.string({
+				description:
+					"Resume after this event's cursor; default: only activity from now on. Over SSE, a Last-Event-ID header (an event's id: its cursor) resumes after that event when it is later.",
+			}),
 			sessionIds: t.arg.stringList({ description: "Only these sessions' activity; default: every session." }),
 		},
-		subscribe: (_, { sessionIds }, { live, workspaceId }) => {
-			const only = sessionIds ? new Set(sessionIds) : null;
-			return guarded(live.activityEvents(workspaceId), (a) => !only || only.has(a.session.sessionId));
+		subscribe: async (_, { afterCursor, sessionIds }, context) => {
+			const { live, workspaceId } = context;
+			const from = resumeCursor(afterCursor, context);
+			const events = await live.activityEvents(workspaceId, {
+				afterCursor: from ?? null,
+				sessionIds: sessionIds ?? null,
+			});
+			return identified(guarded(events), context, (a) => a.position.cursor);
 		},
 		resolve: (item: Item<ActivityEvent>, _args, context) => eventPayload(item, context),
 	}),
