@@ -23,6 +23,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 		WHEN 'message' THEN CASE
 			WHEN payload->'message'->>'role' = 'bashExecution' THEN
 				CASE WHEN jsonb_typeof(payload->'message'->'command') = 'string' THEN payload->'message'->>'command' END
+			WHEN payload->'message'->>'role' = 'toolResult' THEN NULL
 			ELSE entry_content_text(payload->'message'->'content')
 		END
 		WHEN 'branch_summary' THEN CASE WHEN jsonb_typeof(payload->'summary') = 'string' THEN payload->>'summary' END

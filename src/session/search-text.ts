@@ -20,7 +20,8 @@ function contentText(content: unknown): string | null {
 
 /**
  * The searchable text of an entry, null when it has none: a message's
- * content text (a string, or its text items; a bash execution's command),
+ * content text (a string, or its text items; a bash execution's command;
+ * not a tool result's output),
  * a branch summary's or compaction's summary, a label, a custom message's
  * content text, a session name. Thinking, tool arguments and settings are
  * not searched.
@@ -31,6 +32,9 @@ export function searchTextOf(entry: Entry): string | null {
 			const { message } = entry;
 			if (message.role === "bashExecution")
 				return typeof message.command === "string" ? message.command : null;
+			// A tool's output (files read, command output) is the tool's, not the conversation's:
+			// it would be most of the index and most of the matches.
+			if (message.role === "toolResult") return null;
 			return contentText(message.content);
 		}
 		case "branch_summary":
