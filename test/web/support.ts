@@ -1,22 +1,13 @@
 /**
  * The web app on a real server for browser tests: the memory backend's
- * service (test/support/server.ts) with the built app (web/dist) served at
- * `/` of the same origin.
- *
- * Until src/app.ts installs `useWebApp` itself, a front server on another
- * port answers the app's paths with the same handler (src/app/web-app.ts)
- * and hands everything else, HTTP and WebSocket upgrades alike, to the
- * service's own request and upgrade handlers, so every API call still runs
- * through the real app and graphql-ws server. Once the service serves the
- * app, the front is not started and the page talks to the service directly.
+ * service (test/support/server.ts), which serves the built app (web/dist)
+ * at `/` of its own origin (src/app.ts installs useWebApp), so the page
+ * talks to the service directly, HTTP and graphql-ws alike.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { webAppHandler } from "../../src/app/web-app.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 export const WEB_DIR = fileURLToPath(new URL("../../web", import.meta.url));
@@ -48,44 +39,14 @@ export interface WebTestServer {
 	close(): Promise<void>;
 }
 
-async function servesWebApp(origin: string): Promise<boolean> {
-	const response = await fetch(`${origin}/`);
-	await response.arrayBuffer();
-	return response.ok && (response.headers.get("content-type") ?? "").startsWith("text/html");
-}
-
 export async function startWebTestServer(): Promise<WebTestServer> {
 	const api = await startTestServer("memory");
-	const apiOrigin = new URL(api.url).origin;
-	if (await servesWebApp(apiOrigin)) {
-		return { origin: apiOrigin, api, close: () => api.close() };
+	const origin = new URL(api.url).origin;
+	const response = await fetch(`${origin}/`);
+	await response.arrayBuffer();
+	if (!response.ok || !(response.headers.get("content-type") ?? "").startsWith("text/html")) {
+		await api.close();
+		throw new Error(`the service does not serve the web app at / (${response.status})`);
 	}
-	const handle = webAppHandler();
-	const { app, server: apiServer } = api.running;
-	const front: Server = createServer(async (req, res) => {
-		const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
-		const headers = new Headers();
-		for (const [name, value] of Object.entries(req.headers)) {
-			if (typeof value === "string") headers.set(name, value);
-		}
-		const response = await handle(new Request(url, { method: req.method ?? "GET", headers }), url);
-		if (!response) {
-			app(req, res);
-			return;
-		}
-		res.writeHead(response.status, Object.fromEntries(response.headers));
-		res.end(Buffer.from(await response.arrayBuffer()));
-	});
-	front.on("upgrade", (req, socket, head) => apiServer.emit("upgrade", req, socket, head));
-	await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
-	const { port } = front.address() as AddressInfo;
-	return {
-		origin: `http://127.0.0.1:${port}`,
-		api,
-		async close() {
-			front.closeAllConnections();
-			await new Promise<void>((resolve) => front.close(() => resolve()));
-			await api.close();
-		},
-	};
+	return { origin, api, close: () => api.close() };
 }
