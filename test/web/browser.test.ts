@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_WORKSPACE } from "../../src/store/store.js";
 import {
 	type Browser,
 	type BrowserContext,
@@ -16,7 +17,7 @@ import {
 	type Page,
 	type WebSocketRoute,
 } from "../../web/e2e/browser.js";
-import { assistantMessage, ok, uniqueId, userMessage } from "../graphql/http.js";
+import { assistantMessage, branchyJsonl, ok, uniqueId, userMessage } from "../graphql/http.js";
 import { ensureWebBuild, startWebTestServer, type WebTestServer } from "./support.js";
 
 const chromiumPath = findChromium();
@@ -133,7 +134,18 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 			.map((n) => n.entryId);
 	}
 
-	it("the sessions list shows a session created after the page loaded, and filters by search", async () => {
+	/** The GraphQL operations a page sends over HTTP, by operation name. */
+	function httpOperations(page: Page): string[] {
+		const names: string[] = [];
+		page.on("request", (request) => {
+			if (!request.url().endsWith("/graphql") || request.method() !== "POST") return;
+			const body = request.postDataJSON() as { operationName?: string; query?: string } | null;
+			names.push(body?.operationName ?? body?.query?.match(/^\s*\w+\s+(\w+)/)?.[1] ?? "?");
+		});
+		return names;
+	}
+
+	it("the sessions list shows a session created after the page loaded, and filters by name", async () => {
 		const page = await context.newPage();
 		await page.goto(`${server.origin}/`);
 		await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
@@ -147,9 +159,9 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await append(id, "u1", userMessage("hello"));
 		await expect.poll(() => created.locator('[data-testid="session-entries"]').textContent(), WAIT).toBe("1");
 
-		await page.getByLabel("Search sessions").fill("while watching");
+		await page.getByLabel("Filter sessions").fill("while watching");
 		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(1);
-		await page.getByLabel("Search sessions").fill("no such session anywhere");
+		await page.getByLabel("Filter sessions").fill("no such session anywhere");
 		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(0);
 		await page.screenshot({ path: new URL("sessions.png", ARTIFACTS).pathname });
 		await page.close();
@@ -222,15 +234,54 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await page.close();
 	});
 
-	it("compares two selected nodes: common ancestor and the diverging paths", async () => {
+	it("compares two selected nodes through Session.compare: common ancestor and the diverging paths", async () => {
 		const id = await branchedSession("compare");
-		const page = await openSession(id);
+		const page = await context.newPage();
+		const operations = httpOperations(page);
+		await page.goto(`${server.origin}/sessions/${encodeURIComponent(id)}`);
 		await row(page, "a2").click();
 		await page.getByRole("button", { name: "Compare from this entry (A)" }).click();
 		await row(page, "a3").click();
-		await expect.poll(() => page.getByTestId("common-ancestor").textContent(), WAIT).toContain("a1");
-		expect(await page.getByTestId("compare-path-A").locator("li").count()).toBe(2); // u2, a2
-		expect(await page.getByTestId("compare-path-B").locator("li").count()).toBe(3); // s1, u3, a3
+		const ancestor = page.getByTestId("common-ancestor");
+		await expect.poll(() => ancestor.getAttribute("data-entry-id"), WAIT).toBe("a1");
+		expect(await ancestor.textContent()).toContain("assistant: first answer");
+		const ids = (name: string) =>
+			page
+				.getByTestId(`compare-path-${name}`)
+				.locator("li")
+				.evaluateAll((items) => items.map((li) => li.getAttribute("data-entry-id")));
+		const summary = (await rowIds(page)).find((entryId) => !/^[ua]\d$/.test(entryId));
+		expect(await ids("A")).toEqual(["u2", "a2"]);
+		expect(await ids("B")).toEqual([summary, "u3", "a3"]);
+		expect(operations).toContain("SessionCompare");
+		await page.close();
+	});
+
+	it("search finds an entry in another session, and its hit opens that session on the entry", async () => {
+		const other = uniqueId("searched");
+		await createSession(other, "Searched session");
+		await append(other, "q1", userMessage("how do we rotate the zanzibar credentials?"));
+		await append(other, "r1", assistantMessage("Rotate the zanzibar keys first, then restart."));
+		await append(other, "q2", userMessage("thanks"));
+		const page = await context.newPage();
+		await page.goto(`${server.origin}/`);
+		await page.getByLabel("Search entries").fill("zanzibar credentials");
+		const hit = page.locator('[data-testid="search-hit"][data-entry-id="q1"]');
+		await hit.waitFor(WAIT);
+		expect(await page.getByTestId("search-hit").count()).toBe(1);
+		expect(await hit.textContent()).toContain("Searched session");
+		expect(await hit.textContent()).toContain("user: how do we rotate the zanzibar credentials?");
+		// The matched words are marked from the answer's ranges, as text.
+		expect(await hit.locator("mark").allTextContents()).toEqual(["zanzibar", "credentials"]);
+
+		await hit.getByRole("link").click();
+		await page.waitForURL(/\/sessions\//, WAIT);
+		expect(new URL(page.url()).pathname).toBe(`/sessions/${other}`);
+		const selected = page.locator('[role="treeitem"][aria-selected="true"]');
+		await expect.poll(() => selected.getAttribute("data-entry-id"), WAIT).toBe("q1");
+		await expect
+			.poll(() => page.getByTestId("entry-text").textContent(), WAIT)
+			.toBe("how do we rotate the zanzibar credentials?");
 		await page.close();
 	});
 
@@ -350,6 +401,56 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await page.close();
 	});
 
+	it("loads a tree larger than one page in pages: the first at once, then the last entry and the active path", async () => {
+		const id = uniqueId("paged");
+		// Straight into the store: 2,500 entries with branches and labels, more than one 2,000-node page.
+		await server.api.services.store.importSession(DEFAULT_WORKSPACE, branchyJsonl(id, 5, 2_500));
+		const expected = await api<{
+			session: { leafId: string; branch: Array<{ entryId: string }>; tree: { totalCount: number } };
+		}>(
+			`query ($id: String!) { session(sessionId: $id) { leafId branch(full: true) { entryId } tree(first: 1) { totalCount } } }`,
+			{ id },
+		);
+		expect(expected.session.tree.totalCount).toBeGreaterThan(2_000);
+		const page = await context.newPage();
+		const operations = httpOperations(page);
+		// The second page is held until the test has seen the first one drawn on its own.
+		let release = () => {};
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		await page.route(/\/graphql$/, async (route) => {
+			const body = route.request().postDataJSON() as {
+				operationName?: string;
+				variables?: { after?: string };
+			};
+			if (body?.operationName === "TreePage" && body.variables?.after) await held;
+			await route.continue();
+		});
+		await page.goto(`${server.origin}/sessions/${encodeURIComponent(id)}`);
+		await page.getByTestId("tree-loading").waitFor(WAIT);
+		const firstPage = await rowIds(page);
+		expect(firstPage).toHaveLength(2_000);
+		const onBranch = new Set(expected.session.branch.map((e) => e.entryId));
+		// Before the leaf's page arrives the active path is the server's, on the nodes loaded so far.
+		const activeNow = await page
+			.locator('[role="treeitem"][data-active-path="true"]')
+			.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-entry-id")));
+		expect(new Set(activeNow)).toEqual(new Set(firstPage.filter((entryId) => onBranch.has(entryId))));
+		expect(activeNow.length).toBeGreaterThan(0);
+		release();
+		const leaf = row(page, expected.session.leafId);
+		await leaf.waitFor(WAIT);
+		await page.getByTestId("tree-loading").waitFor({ state: "detached", ...WAIT });
+		expect(await leaf.getAttribute("data-leaf")).toBe("true");
+		await expect
+			.poll(() => page.locator('[role="treeitem"][data-active-path="true"]').count(), WAIT)
+			.toBe(expected.session.branch.length);
+		expect(await treeRows(page).count()).toBe(expected.session.tree.totalCount);
+		expect(operations.filter((name) => name === "TreePage")).toHaveLength(2);
+		await page.close();
+	});
+
 	it("the dashboard's totals equal the metrics API's, its charts draw, and both follow an append", async () => {
 		const id = await branchedSession("dashboard");
 		const page = await context.newPage();
@@ -384,6 +485,59 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 			.poll(() => page.getByTestId("activity-feed").textContent(), WAIT)
 			.toContain("counted on the dashboard");
 		await page.screenshot({ path: new URL("dashboard.png", ARTIFACTS).pathname });
+		await page.close();
+	});
+
+	it("the dashboard's activity feed resumes after the WebSocket drops from the last cursor it showed", async () => {
+		const id = await branchedSession("feed");
+		const page = await context.newPage();
+		let refuse = false;
+		const sockets: Array<[page: WebSocketRoute, server: WebSocketRoute]> = [];
+		const subscribes: Array<{ query: string; variables?: Record<string, unknown> }> = [];
+		const cursors: string[] = [];
+		await page.routeWebSocket(/\/graphql$/, (ws) => {
+			if (refuse) {
+				ws.close({ code: 1001, reason: "test: server away" });
+				return;
+			}
+			const upstream = ws.connectToServer();
+			sockets.push([ws, upstream]);
+			ws.onMessage((message) => {
+				const parsed = JSON.parse(String(message));
+				if (parsed.type === "subscribe") subscribes.push(parsed.payload);
+				upstream.send(message);
+			});
+			upstream.onMessage((message) => {
+				const parsed = JSON.parse(String(message));
+				const cursor = parsed.payload?.data?.sessionActivity?.cursor;
+				if (parsed.type === "next" && typeof cursor === "string") cursors.push(cursor);
+				ws.send(message);
+			});
+		});
+		await page.goto(`${server.origin}/dashboard`);
+		await page.locator(".connection-live").waitFor(WAIT);
+		const feed = page.getByTestId("activity-feed");
+		// The feed is subscribed once the dashboard's chunk has loaded: wait for its subscribe.
+		await expect.poll(() => subscribes.some((s) => s.query.includes("sessionActivity")), WAIT).toBe(true);
+		await append(id, "u8", userMessage("seen before the drop"));
+		await expect.poll(() => feed.textContent(), WAIT).toContain("seen before the drop");
+		const lastSeen = cursors.at(-1);
+
+		refuse = true;
+		for (const [pageSide, serverSide] of sockets) {
+			await serverSide.close({ code: 1000, reason: "test: dropped" });
+			await pageSide.close({ code: 1001, reason: "test: dropped" });
+		}
+		await page.locator(".connection-reconnecting").waitFor(WAIT);
+		await append(id, "u9", userMessage("appended while the feed was away"));
+		refuse = false;
+
+		await expect.poll(() => feed.textContent(), WAIT).toContain("appended while the feed was away");
+		const resubscribe = subscribes.filter((s) => s.query.includes("sessionActivity")).at(-1);
+		expect(resubscribe?.variables?.afterCursor).toBe(lastSeen);
+		const items = await feed.locator("li").allTextContents();
+		expect(items.filter((text) => text.includes("seen before the drop"))).toHaveLength(1);
+		expect(items.filter((text) => text.includes("appended while the feed was away"))).toHaveLength(1);
 		await page.close();
 	});
 });

@@ -1,13 +1,12 @@
 /**
  * The viewer's tree rules (web/src/tree/tree.ts), pure: applying live
- * events exactly once in seq order, the active path, pi's /tree layout, and
- * comparing two nodes.
+ * events exactly once in seq order, the active path (also while a large
+ * tree loads page by page), and pi's /tree layout.
  */
 import { describe, expect, it } from "vitest";
 import {
 	applyChange,
 	buildTree,
-	compareNodes,
 	layoutTree,
 	type SessionTree,
 	type TreeNode,
@@ -111,14 +110,18 @@ describe("viewer tree", () => {
 		expect(rows.every((r) => r.indent === 0)).toBe(true);
 	});
 
-	it("compares two nodes: the common ancestor and both paths below it", () => {
-		const tree = branched();
-		const comparison = compareNodes(tree, "a2", "u3");
-		expect(comparison.commonAncestorId).toBe("a1");
-		expect(comparison.pathA.map((n) => n.entryId)).toEqual(["u2", "a2"]);
-		expect(comparison.pathB.map((n) => n.entryId)).toEqual(["s1", "u3"]);
-		const onPath = compareNodes(tree, "u1", "u3");
-		expect(onPath.commonAncestorId).toBe("u1");
-		expect(onPath.pathA).toEqual([]);
+	it("keeps the source's active path until the page holding the leaf arrives, then derives it", () => {
+		// The first page of u1 → a1 → {u2 → a2, s1 → u3}: the leaf u3 is not in it yet.
+		const first = [node("u1", null, 1), node("a1", "u1", 2), node("u2", "a1", 3)].map((n) => ({
+			...n,
+			onActivePath: n.entryId !== "u2",
+		}));
+		expect(active(buildTree(first, "u3", 7))).toEqual(["u1", "a1"]);
+		// With the leaf loaded a source's flags no longer count (here they are all wrong).
+		const all = [...first, node("a2", "u2", 4), node("s1", "a1", 6), node("u3", "s1", 7)].map((n) => ({
+			...n,
+			onActivePath: !("onActivePath" in n) || !n.onActivePath,
+		}));
+		expect(active(buildTree(all, "u3", 7))).toEqual(["u1", "a1", "s1", "u3"]);
 	});
 });

@@ -30,20 +30,37 @@ export function useLatest<T, V extends Record<string, unknown>>(
 	return state;
 }
 
-/** Calls `onEvent` for each event of a feed subscription (sessionActivity) while mounted. */
-export function useFeed<T, V extends Record<string, unknown>>(
-	document: TypedDocumentNode<T, V>,
-	variables: V,
+const SEEN_CURSORS = 1_000;
+
+/**
+ * Calls `onEvent` for each event of `sessionActivity` while mounted, each
+ * once across reconnects: the subscription is (re)sent with `afterCursor`
+ * the last event's cursor (read when the payload is serialised, as the
+ * session page resumes by seq), so the server replays what was committed
+ * while the connection was down and nothing twice. The first subscribe has
+ * no cursor: activity from now on. A cursor already seen is dropped, should
+ * a resubscribe race an event in flight.
+ */
+export function useActivityFeed<T extends { sessionActivity: { cursor: string } }>(
+	document: TypedDocumentNode<T, { afterCursor?: string | null }>,
 	onEvent: (data: T) => void,
 ): string | undefined {
 	const [error, setError] = useState<string>();
 	const handler = useRef(onEvent);
 	handler.current = onEvent;
-	const vars = useRef(variables);
-	vars.current = variables;
 	useEffect(() => {
-		return subscribeLive(document, () => vars.current, {
-			next: (data) => handler.current(data),
+		let cursor: string | null = null;
+		const seen = new Set<string>();
+		return subscribeLive(document, () => ({ afterCursor: cursor }), {
+			next: (data) => {
+				const at = data.sessionActivity.cursor;
+				if (seen.has(at)) return;
+				seen.add(at);
+				// Only recent cursors can come again (an event in flight at a resubscribe): keep a few.
+				if (seen.size > SEEN_CURSORS) seen.delete(seen.values().next().value as string);
+				cursor = at;
+				handler.current(data);
+			},
 			error: (message) => setError(message),
 		});
 	}, [document]);

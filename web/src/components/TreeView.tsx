@@ -98,13 +98,17 @@ export function TreeView({ tree, selectedId, compareId, onSelect, onMarkCompare 
 	const tabStop =
 		selectedRow >= 0 ? selectedRow : (position.get(tree.leafId ?? "") ?? (rows.length > 0 ? 0 : -1));
 
-	// Opened on a long session, the selected row (the leaf, usually last) is brought into view once.
+	// Opened on a long session, the selected row (the leaf, usually last) is brought into view once,
+	// when its row is drawn: a large tree comes page by page.
 	const scrolled = useRef(false);
+	// biome-ignore lint/correctness/useExhaustiveDependencies: `rows` is when the row may have appeared.
 	useEffect(() => {
 		if (scrolled.current || selectedId === null) return;
+		const element = document.getElementById(rowDomId(selectedId));
+		if (!element) return;
 		scrolled.current = true;
-		document.getElementById(rowDomId(selectedId))?.scrollIntoView({ block: "center" });
-	}, [selectedId]);
+		element.scrollIntoView({ block: "center" });
+	}, [selectedId, rows]);
 
 	useEffect(() => {
 		if (!focusNext.current || selectedId === null) return;

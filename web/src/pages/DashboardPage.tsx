@@ -1,12 +1,13 @@
 /**
  * Workspace activity from the metrics API, each chart a `metricsUpdated`
  * subscription (the answer now, then a fresh one when commits change it, at
- * most once a second), and the live activity feed.
+ * most once a second), and the live activity feed, which resumes after a
+ * reconnect from the last event it showed (`afterCursor`).
  */
 import { useState } from "react";
 import { Link } from "react-router";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { useFeed, useLatest } from "../api/live";
+import { useActivityFeed, useLatest } from "../api/live";
 import { formatCost } from "../format";
 import { graphql } from "../gql";
 import type { DashboardActivitySubscription, MetricsQuery } from "../gql/graphql";
@@ -37,8 +38,9 @@ const Metrics = graphql(`
 `);
 
 const Activity = graphql(`
-	subscription DashboardActivity {
-		sessionActivity {
+	subscription DashboardActivity($afterCursor: String) {
+		sessionActivity(afterCursor: $afterCursor) {
+			cursor
 			kind
 			seq
 			at
@@ -107,7 +109,7 @@ export function DashboardPage() {
 	const byModel = useLatest(Metrics, { query: BY_MODEL }, "by-model");
 	const top = useLatest(Metrics, { query: TOP_SESSIONS }, "top");
 	const [feed, setFeed] = useState<DashboardActivitySubscription["sessionActivity"][]>([]);
-	const feedError = useFeed(Activity, {}, ({ sessionActivity }) =>
+	const feedError = useActivityFeed(Activity, ({ sessionActivity }) =>
 		setFeed((list) => [sessionActivity, ...list].slice(0, FEED_SIZE)),
 	);
 
@@ -220,7 +222,7 @@ export function DashboardPage() {
 				{feed.length === 0 ? <p className="muted">Waiting for activity…</p> : null}
 				<ol aria-live="polite" data-testid="activity-feed">
 					{feed.map((event) => (
-						<li key={`${event.session.sessionId}:${event.seq}:${event.kind}`}>
+						<li key={event.cursor}>
 							<time dateTime={event.at}>{new Date(event.at).toLocaleTimeString()}</time>{" "}
 							<Link to={`/sessions/${encodeURIComponent(event.session.sessionId)}`}>
 								{event.session.name || event.session.sessionId}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import { useQuery } from "urql";
 import { ComparePanel } from "../components/ComparePanel";
 import { EntryPanel } from "../components/EntryPanel";
@@ -22,9 +22,17 @@ export function SessionPage() {
 	const { sessionId = "" } = useParams();
 	const [{ data }] = useQuery({ query: SessionHeader, variables: { sessionId } });
 	const state = useSessionTree(sessionId);
-	const [selectedId, setSelectedId] = useState<string | null>(null);
+	// The selected entry is also in the address (`?entry=`), so a search hit or a shared link opens on it.
+	// The page's state leads (keyboard moves must not wait for a navigation); the address follows it.
+	const [params, setParams] = useSearchParams();
+	const [selectedId, setSelectedId] = useState<string | null>(() => params.get("entry"));
+	const addressed = params.get("entry");
+	useEffect(() => {
+		if (selectedId !== null && selectedId !== addressed) setParams({ entry: selectedId }, { replace: true });
+	}, [selectedId, addressed, setParams]);
 	const [compareId, setCompareId] = useState<string | null>(null);
 	const tree = state.status === "ready" ? state.tree : null;
+	const loading = state.status === "ready" ? state.loading : null;
 	const leafId = tree?.leafId ?? null;
 	const hasTree = tree !== null;
 
@@ -59,6 +67,12 @@ export function SessionPage() {
 					{tree ? ` · ${tree.nodes.length} nodes · seq ${tree.lastSeq}` : ""}
 				</p>
 			</header>
+			{loading ? (
+				<p aria-busy="true" data-testid="tree-loading">
+					Loading the tree: {loading.loaded.toLocaleString("en-US")} of{" "}
+					{loading.total.toLocaleString("en-US")} nodes…
+				</p>
+			) : null}
 			{state.status === "error" ? <p role="alert">{state.message}</p> : null}
 			{state.status === "loading" ? <p aria-busy="true">Loading the tree…</p> : null}
 			{tree ? (
@@ -91,6 +105,7 @@ export function SessionPage() {
 						) : null}
 						{compareId && selectedId && compareId !== selectedId ? (
 							<ComparePanel
+								sessionId={sessionId}
 								tree={tree}
 								a={compareId}
 								b={selectedId}

@@ -1,13 +1,18 @@
 /**
- * The workspace's sessions, kept current by `sessionActivity`: activity on a
- * listed session updates its row in place; a session the list has not seen
- * (just created) refetches the list. Search filters the loaded sessions by
- * name, id and cwd; cost per session comes from the metrics API, live.
+ * The workspace's sessions, kept current by `sessionActivity` (resumed from
+ * the last event's cursor after a reconnect): activity on a listed session
+ * updates its row in place; a session the list has not seen (just created)
+ * refetches the list. Two ways to find things, because they answer
+ * different questions: the search box asks the server for entries whose
+ * text matches (SearchPanel), the filter narrows the list itself by name,
+ * id or directory as you type (which full-text search does not cover: ids
+ * and paths are not words). Cost per session comes from the metrics API, live.
  */
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
 import { useQuery } from "urql";
-import { useFeed, useLatest } from "../api/live";
+import { useActivityFeed, useLatest } from "../api/live";
+import { SearchPanel } from "../components/SearchPanel";
 import { formatCost } from "../format";
 import { graphql } from "../gql";
 import type { MetricsQuery } from "../gql/graphql";
@@ -32,8 +37,9 @@ const SessionList = graphql(`
 `);
 
 const SessionListActivity = graphql(`
-	subscription SessionListActivity {
-		sessionActivity {
+	subscription SessionListActivity($afterCursor: String) {
+		sessionActivity(afterCursor: $afterCursor) {
+			cursor
 			kind
 			seq
 			at
@@ -70,7 +76,7 @@ const COST_QUERY: MetricsQuery = {
 	limit: 10_000,
 };
 
-/** The list shows this many sessions (newest activity first); search covers those. */
+/** The list shows this many sessions (newest activity first); the filter covers those. */
 const LIST_SIZE = 200;
 
 interface Row {
@@ -92,7 +98,7 @@ export function SessionsPage() {
 		requestPolicy: "cache-and-network",
 	});
 	const [rows, setRows] = useState<Map<string, Row>>(new Map());
-	const [search, setSearch] = useState("");
+	const [filter, setFilter] = useState("");
 	const [sort, setSort] = useState<SortKey>("activity");
 	const costs = useLatest(CostBySession, { query: COST_QUERY }, "costs");
 	const rowsRef = useRef(rows);
@@ -111,7 +117,7 @@ export function SessionsPage() {
 		});
 	}, [data]);
 
-	const feedError = useFeed(SessionListActivity, {}, ({ sessionActivity: event }) => {
+	const feedError = useActivityFeed(SessionListActivity, ({ sessionActivity: event }) => {
 		// A session this list has not seen yet: read the list again too (the server orders and counts it).
 		if (!rowsRef.current.has(event.session.sessionId)) refetch({ requestPolicy: "network-only" });
 		setRows((current) => {
@@ -132,7 +138,7 @@ export function SessionsPage() {
 	}, [costs.data]);
 
 	const visible = useMemo(() => {
-		const words = search.toLowerCase().split(/\s+/).filter(Boolean);
+		const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
 		const list = [...rows.values()].filter((row) => {
 			const text = `${row.name ?? ""} ${row.sessionId} ${row.cwd ?? ""}`.toLowerCase();
 			return words.every((word) => text.includes(word));
@@ -145,7 +151,7 @@ export function SessionsPage() {
 			);
 		else list.sort((a, b) => (a.name || a.sessionId).localeCompare(b.name || b.sessionId));
 		return list;
-	}, [rows, search, sort, costOf]);
+	}, [rows, filter, sort, costOf]);
 
 	return (
 		<section aria-labelledby="sessions-heading">
@@ -157,13 +163,14 @@ export function SessionsPage() {
 			</header>
 			{error ? <p role="alert">{error.message}</p> : null}
 			{feedError ? <p role="alert">Live updates stopped: {feedError}</p> : null}
+			<SearchPanel />
 			<div className="toolbar">
 				<label>
-					Search sessions{" "}
+					Filter sessions{" "}
 					<input
 						type="search"
-						value={search}
-						onChange={(e) => setSearch(e.target.value)}
+						value={filter}
+						onChange={(e) => setFilter(e.target.value)}
 						placeholder="name, id or directory"
 					/>
 				</label>
@@ -210,7 +217,7 @@ export function SessionsPage() {
 					))}
 				</tbody>
 			</table>
-			{data && visible.length === 0 ? <p>No sessions{search ? " match the search" : ""}.</p> : null}
+			{data && visible.length === 0 ? <p>No sessions{filter ? " match the filter" : ""}.</p> : null}
 		</section>
 	);
 }

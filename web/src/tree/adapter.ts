@@ -1,16 +1,19 @@
 /**
- * The one place that turns the API into the viewer's tree (tree.ts). Today
- * the node list is read from `Session.entries` pages (every type but leaf
- * records) with the typed fields a row needs; when the API gains
- * `Session.tree` (issue 12), `loadTree` becomes that one query and nothing
- * else in the app changes. Live events (`sessionEvents`) carry entries of
- * the same fragment and become `TreeChange`s here too.
+ * The one place that turns the API into the viewer's tree (tree.ts): the
+ * node list from `Session.tree` pages, and live events (`sessionEvents`,
+ * whose entries use the fragment below) as `TreeChange`s.
  */
 import type { Client, OperationResult } from "urql";
 import { graphql } from "../gql";
-import type { EntryType, TreeEntryFieldsFragment, TreePageQuery } from "../gql/graphql";
-import { buildTree, type SessionTree, type TreeChange, type TreeNode } from "./tree";
+import type { TreeEntryFieldsFragment, TreePageQuery } from "../gql/graphql";
+import { previewOf } from "./preview";
+import { buildTree, type SessionTree, type SourceNode, type TreeChange } from "./tree";
 
+/**
+ * What a live event's entry needs to become a node that reads as `TreeNode`
+ * does (preview.ts). Both documents ask for previews of PREVIEW_LENGTH (160):
+ * codegen reads literal documents, so the number is spelled out.
+ */
 export const TreeEntryFields = graphql(`
 	fragment TreeEntryFields on Entry {
 		__typename
@@ -25,10 +28,6 @@ export const TreeEntryFields = graphql(`
 		... on MessageEntry {
 			role
 			preview(maxLength: 160)
-			stopReason
-			errorMessage
-			toolName
-			toolCallNames
 		}
 		... on BranchSummaryEntry {
 			summary
@@ -41,7 +40,6 @@ export const TreeEntryFields = graphql(`
 			targetLabel
 		}
 		... on ModelChangeEntry {
-			modelProvider: provider
 			modelId
 		}
 		... on ThinkingLevelChangeEntry {
@@ -52,6 +50,7 @@ export const TreeEntryFields = graphql(`
 		}
 		... on CustomMessageEntry {
 			customType
+			content
 		}
 		... on SessionInfoEntry {
 			name
@@ -63,19 +62,30 @@ export const TreeEntryFields = graphql(`
 `);
 
 const TreePage = graphql(`
-	query TreePage($sessionId: String!, $after: String, $first: Int!, $types: [EntryType!]) {
+	query TreePage($sessionId: String!, $first: Int!, $after: String) {
 		session(sessionId: $sessionId) {
 			sessionId
 			leafId
 			lastSeq
-			entries(first: $first, after: $after, types: $types) {
+			tree(first: $first, after: $after) {
+				totalCount
 				pageInfo {
 					hasNextPage
 					endCursor
 				}
 				edges {
 					node {
-						...TreeEntryFields
+						entryId
+						parentId
+						seq
+						depth
+						type
+						role
+						label
+						preview(maxLength: 160)
+						onActivePath
+						timestamp
+						author
 					}
 				}
 			}
@@ -83,66 +93,10 @@ const TreePage = graphql(`
 	}
 `);
 
-/** Every entry type that is a tree node: all but leaf records. */
-const NODE_TYPES: EntryType[] = [
-	"ACTIVE_TOOLS_CHANGE",
-	"BRANCH_SUMMARY",
-	"COMPACTION",
-	"CUSTOM",
-	"CUSTOM_MESSAGE",
-	"LABEL",
-	"MESSAGE",
-	"MODEL_CHANGE",
-	"SESSION_INFO",
-	"THINKING_LEVEL_CHANGE",
-];
+/** The most `Session.tree` answers in one page. */
+export const TREE_PAGE_SIZE = 2_000;
 
-/**
- * The server prices this fragment at 44 per node (every inline fragment's
- * fields count): 400 nodes are 17,600 of its 20,000 per query (MAX_QUERY_COST).
- */
-const PAGE_SIZE = 400;
-
-const oneLine = (text: string, max = 160) => {
-	const line = text.replace(/\s+/g, " ").trim();
-	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
-
-/** The row text pi's /tree shows for an entry. */
-export function previewOf(entry: TreeEntryFieldsFragment): string {
-	switch (entry.__typename) {
-		case "MessageEntry": {
-			if (entry.role === "toolResult") return `[${entry.toolName ?? "tool"}] ${oneLine(entry.preview, 120)}`;
-			if (entry.preview.trim()) return oneLine(entry.preview);
-			if (entry.stopReason === "aborted") return "(aborted)";
-			if (entry.errorMessage) return oneLine(entry.errorMessage, 80);
-			if (entry.toolCallNames.length > 0) return `(tool calls: ${entry.toolCallNames.join(", ")})`;
-			return "(no content)";
-		}
-		case "BranchSummaryEntry":
-			return `[branch summary]: ${oneLine(entry.summary)}`;
-		case "CompactionEntry":
-			return `[compaction: ${Math.round(entry.tokensBefore / 1000)}k tokens]`;
-		case "LabelEntry":
-			return `[label: ${entry.targetLabel ?? "(cleared)"}]`;
-		case "ModelChangeEntry":
-			return `[model: ${entry.modelProvider}/${entry.modelId}]`;
-		case "ThinkingLevelChangeEntry":
-			return `[thinking: ${entry.thinkingLevel}]`;
-		case "CustomEntry":
-			return `[custom: ${entry.customType}]`;
-		case "CustomMessageEntry":
-			return `[${entry.customType}]`;
-		case "SessionInfoEntry":
-			return `[title: ${entry.name ?? "empty"}]`;
-		case "ActiveToolsChangeEntry":
-			return `[tools: ${entry.activeToolNames.join(", ")}]`;
-		default:
-			return `[${entry.type.toLowerCase()}]`;
-	}
-}
-
-export function nodeOf(entry: TreeEntryFieldsFragment): Omit<TreeNode, "childCount" | "onActivePath"> {
+export function nodeOf(entry: TreeEntryFieldsFragment): SourceNode {
 	return {
 		entryId: entry.entryId,
 		parentId: entry.parentId ?? null,
@@ -164,7 +118,7 @@ export function changeOf(entry: TreeEntryFieldsFragment, seq: number, leafId: st
 		seq,
 		leafId,
 		node: nodeOf(entry),
-		...(entry.__typename === "LabelEntry"
+		...(entry.__typename === "LabelEntry" && entry.targetId != null
 			? { label: { targetId: entry.targetId, label: entry.targetLabel ?? null } }
 			: {}),
 	};
@@ -174,34 +128,62 @@ export class SessionNotFoundError extends Error {
 	override name = "SessionNotFoundError";
 }
 
+/** The tree so far: `complete` once every node up to `tree.lastSeq` is in. */
+export interface LoadedTree {
+	tree: SessionTree;
+	/** Nodes read so far, of `total` (the session's node count when the first page was read). */
+	loaded: number;
+	total: number;
+	complete: boolean;
+}
+
 /**
- * The tree as of one seq: `lastSeq` and `leafId` are read from the session
- * row with the first page, and entries appended while the later pages load
- * (seq above it) are left for the live events that resume after lastSeq.
+ * The tree as of one seq, a page at a time, so a large session shows its
+ * first 2,000 nodes at once and the rest as they come. `lastSeq` and
+ * `leafId` are read with the first page; nodes appended while the later
+ * pages load (seq above it) are left for the live events that resume after
+ * lastSeq, so each change is applied exactly once. `after` is a seq
+ * position: it stays valid while the session grows.
  */
-export async function loadTree(client: Client, sessionId: string): Promise<SessionTree> {
-	const nodes: Omit<TreeNode, "childCount" | "onActivePath">[] = [];
-	let snapshot: { leafId: string | null; lastSeq: number } | undefined;
+export async function* loadTree(client: Client, sessionId: string): AsyncGenerator<LoadedTree> {
+	const nodes: SourceNode[] = [];
+	let snapshot: { leafId: string | null; lastSeq: number; total: number } | undefined;
 	let after: string | null = null;
 	for (;;) {
 		const result: OperationResult<TreePageQuery> = await client
-			.query(
-				TreePage,
-				{ sessionId, after, first: PAGE_SIZE, types: NODE_TYPES },
-				{ requestPolicy: "network-only" },
-			)
+			.query(TreePage, { sessionId, after, first: TREE_PAGE_SIZE }, { requestPolicy: "network-only" })
 			.toPromise();
 		if (result.error) throw result.error;
 		const session = result.data?.session;
 		if (!session) throw new SessionNotFoundError(`No session ${sessionId}`);
-		snapshot ??= { leafId: session.leafId ?? null, lastSeq: session.lastSeq };
-		for (const edge of session.entries.edges) {
-			if (edge.node.seq <= snapshot.lastSeq) nodes.push(nodeOf(edge.node));
+		snapshot ??= { leafId: session.leafId ?? null, lastSeq: session.lastSeq, total: session.tree.totalCount };
+		for (const { node } of session.tree.edges) {
+			if (node.seq <= snapshot.lastSeq) {
+				nodes.push({
+					entryId: node.entryId,
+					parentId: node.parentId ?? null,
+					seq: node.seq,
+					depth: node.depth,
+					type: node.type,
+					role: node.role ?? null,
+					label: node.label ?? null,
+					preview: node.preview,
+					onActivePath: node.onActivePath,
+					timestamp: node.timestamp,
+					author: node.author ?? null,
+				});
+			}
 		}
-		const { hasNextPage, endCursor } = session.entries.pageInfo;
-		const last = session.entries.edges.at(-1)?.node.seq ?? 0;
-		if (!hasNextPage || !endCursor || last >= snapshot.lastSeq) break;
+		const { hasNextPage, endCursor } = session.tree.pageInfo;
+		const last = session.tree.edges.at(-1)?.node.seq ?? 0;
+		const complete = !hasNextPage || !endCursor || last >= snapshot.lastSeq;
+		yield {
+			tree: buildTree(nodes, snapshot.leafId, snapshot.lastSeq),
+			loaded: nodes.length,
+			total: Math.max(snapshot.total, nodes.length),
+			complete,
+		};
+		if (complete) return;
 		after = endCursor;
 	}
-	return buildTree(nodes, snapshot.leafId, snapshot.lastSeq);
 }

@@ -1,9 +1,8 @@
 /**
- * A session's tree as the viewer holds it: the node list of the planned
- * `Session.tree` field (one compact record per tree node; leaf records are
- * not nodes) plus the leaf pointer and the last applied `seq`. Pure: no
- * GraphQL here, so the rules are tested without a browser
- * (test/web/tree.test.ts) and stay the same whichever query fills them.
+ * A session's tree as the viewer holds it: the node list of `Session.tree`
+ * (one compact record per tree node; leaf records are not nodes) plus the
+ * leaf pointer and the last applied `seq`. Pure: no GraphQL here, so the
+ * rules are tested without a browser (test/web/tree.test.ts).
  */
 
 export interface TreeNode {
@@ -51,12 +50,16 @@ export type ApplyResult =
 	/** A seq was skipped: the tree can no longer be trusted and must be reloaded. */
 	| { kind: "gap"; tree: SessionTree; expected: number; got: number };
 
-/** A tree from a node list; childCount and onActivePath are derived here, whatever the source said. */
-export function buildTree(
-	nodes: readonly Omit<TreeNode, "childCount" | "onActivePath">[],
-	leafId: string | null,
-	lastSeq: number,
-): SessionTree {
+/** A node as a source gives it: childCount is derived here, onActivePath too once the leaf is loaded. */
+export type SourceNode = Omit<TreeNode, "childCount" | "onActivePath"> & { onActivePath?: boolean };
+
+/**
+ * A tree from a node list; childCount and onActivePath are derived here,
+ * whatever the source said, except that while a large tree still loads
+ * page by page the leaf may not be among the nodes yet: then the source's
+ * onActivePath flags stand in until the page holding the leaf arrives.
+ */
+export function buildTree(nodes: readonly SourceNode[], leafId: string | null, lastSeq: number): SessionTree {
 	const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
 	const counts = new Map<string, number>();
 	for (const node of sorted) {
@@ -66,8 +69,15 @@ export function buildTree(
 	sorted.forEach((node, i) => {
 		index.set(node.entryId, i);
 	});
+	const leafLoaded = leafId === null || index.has(leafId);
 	const active = new Set(pathToRoot({ leafId, lastSeq, nodes: sorted as TreeNode[], index }, leafId));
-	const built = sorted.map((node) => treeNode(node, counts.get(node.entryId) ?? 0, active.has(node.entryId)));
+	const built = sorted.map((node) =>
+		treeNode(
+			node,
+			counts.get(node.entryId) ?? 0,
+			leafLoaded ? active.has(node.entryId) : node.onActivePath === true,
+		),
+	);
 	return { leafId, lastSeq, nodes: built, index };
 }
 
@@ -235,28 +245,4 @@ export function layoutTree(tree: SessionTree): TreeRow[] {
 		}
 	}
 	return rows;
-}
-
-export interface Comparison {
-	/** The deepest node both are under (or are); null when they share no root. */
-	commonAncestorId: string | null;
-	/** From just below the common ancestor down to a (root first). */
-	pathA: TreeNode[];
-	pathB: TreeNode[];
-}
-
-/** The common ancestor of two nodes and the two diverging paths below it. */
-export function compareNodes(tree: SessionTree, a: string, b: string): Comparison {
-	const upA = pathToRoot(tree, a);
-	const upB = pathToRoot(tree, b);
-	const inB = new Set(upB);
-	const commonAncestorId = upA.find((id) => inB.has(id)) ?? null;
-	const below = (up: string[]) => {
-		const cut = commonAncestorId === null ? up.length : up.indexOf(commonAncestorId);
-		return up
-			.slice(0, cut)
-			.reverse()
-			.map((id) => tree.nodes[tree.index.get(id) as number] as TreeNode);
-	};
-	return { commonAncestorId, pathA: below(upA), pathB: below(upB) };
 }

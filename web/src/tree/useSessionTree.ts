@@ -1,6 +1,7 @@
 /**
- * A session's tree kept current: loaded once (adapter.ts), then every event
- * of `sessionEvents` after the loaded seq applied in order. The resume
+ * A session's tree kept current: loaded a page at a time (adapter.ts), each
+ * page shown as it arrives, then every event of `sessionEvents` after the
+ * loaded seq applied in order. The resume
  * position is the last applied seq, read when the subscription is (re)sent,
  * so a reconnect neither repeats nor skips an event; a replayed event is
  * dropped by seq, and a skipped one (which would be a bug) reloads the tree.
@@ -35,7 +36,8 @@ export type TreeState =
 	| { status: "loading" }
 	| { status: "missing" }
 	| { status: "error"; message: string }
-	| { status: "ready"; tree: SessionTree };
+	/** `loading`: later pages of a large tree are still coming (no live events are applied until they are in). */
+	| { status: "ready"; tree: SessionTree; loading: { loaded: number; total: number } | null };
 
 export function useSessionTree(sessionId: string): TreeState {
 	const client = useClient();
@@ -45,28 +47,36 @@ export function useSessionTree(sessionId: string): TreeState {
 	useEffect(() => {
 		let cancelled = false;
 		let unsubscribe: (() => void) | undefined;
+		// A reload (after a gap) supersedes a load still paging.
+		let generation = 0;
 		treeRef.current = null;
 		setState({ status: "loading" });
 
 		const start = async () => {
 			unsubscribe?.();
 			unsubscribe = undefined;
-			let tree: SessionTree;
+			const run = ++generation;
+			let tree: SessionTree | undefined;
 			try {
-				tree = await loadTree(client, sessionId);
+				for await (const page of loadTree(client, sessionId)) {
+					if (cancelled || run !== generation) return;
+					tree = page.tree;
+					treeRef.current = tree;
+					const loading = page.complete ? null : { loaded: page.loaded, total: page.total };
+					setState({ status: "ready", tree, loading });
+				}
 			} catch (error) {
-				if (cancelled) return;
+				if (cancelled || run !== generation) return;
 				if (error instanceof SessionNotFoundError) setState({ status: "missing" });
 				else setState({ status: "error", message: String((error as Error).message ?? error) });
 				return;
 			}
-			if (cancelled) return;
-			treeRef.current = tree;
-			setState({ status: "ready", tree });
+			if (cancelled || run !== generation || !tree) return;
+			const loaded = tree;
 			unsubscribe = subscribeLive(
 				SessionEvents,
 				// Read at every (re)subscribe: the position is what this page has applied, not what it had at first.
-				() => ({ sessionId, afterSeq: treeRef.current?.lastSeq ?? tree.lastSeq }),
+				() => ({ sessionId, afterSeq: treeRef.current?.lastSeq ?? loaded.lastSeq }),
 				{
 					next: (data) => {
 						const current = treeRef.current;
@@ -79,7 +89,7 @@ export function useSessionTree(sessionId: string): TreeState {
 						const result = applyChange(current, change);
 						if (result.kind === "applied") {
 							treeRef.current = result.tree;
-							setState({ status: "ready", tree: result.tree });
+							setState({ status: "ready", tree: result.tree, loading: null });
 						} else if (result.kind === "gap") {
 							console.error(`sessionEvents skipped from seq ${result.expected} to ${result.got}; reloading`);
 							void start();
