@@ -855,7 +855,9 @@ const importOp: Operation<ImportInput> = {
 		expect(canonical(await store.getSession(ws, record.sessionId))).toBe(canonical(record));
 		expect(canonical(await store.listEntries(ws, record.sessionId))).toBe(canonical(file.rows));
 		// The seed's own file again (the examples include it) is the stored seed: nothing written.
-		expect(await snapshot(store, ws)).toEqual(created ? { ...before, sessions: before.sessions + 1 } : before);
+		expect(await snapshot(store, ws)).toEqual(
+			created ? { ...before, sessions: before.sessions + 1 } : before,
+		);
 	},
 };
 
