@@ -42,7 +42,7 @@ import { limitConcurrency } from "./store/limited.js";
 import { DEFAULT_WORKSPACE } from "./store/store.js";
 
 export interface AppOptions {
-	services: Pick<Services, "store" | "live" | "bus" | "storeCalls" | "ready">;
+	services: Pick<Services, "store" | "live" | "presence" | "bus" | "storeCalls" | "ready">;
 	logger: Logger;
 	/** Development: GraphiQL on GET /graphql, local pages allowed, "Did you mean …" in errors. Off in production. */
 	development?: boolean;
@@ -124,7 +124,7 @@ function eventResultKey(context: unknown): string | undefined {
 
 export function createApp(options: AppOptions): App {
 	const { logger } = options;
-	const { store, live } = options.services;
+	const { store, live, presence } = options.services;
 	const development = options.development ?? false;
 	const limits = options.limits ?? DEFAULT_LIMITS;
 	const policy = originPolicy(options.corsOrigins ?? [], development);
@@ -171,6 +171,7 @@ export function createApp(options: AppOptions): App {
 			return {
 				store: requestStore,
 				live,
+				presence,
 				identity,
 				workspaceId: identity.workspaceId,
 				loaders: createLoaders(requestStore, identity.workspaceId),

@@ -8,6 +8,13 @@ import type { EventBus } from "./events/bus.js";
 import { InProcessBus } from "./events/bus.js";
 import { LiveEvents } from "./events/live.js";
 import { PgListenBus } from "./events/pg-bus.js";
+import { PgPresenceTransport } from "./events/pg-presence.js";
+import {
+	InProcessPresenceTransport,
+	PresenceHub,
+	type PresenceOptions,
+	type PresenceTransport,
+} from "./events/presence.js";
 import type { Logger } from "./logger.js";
 import { openStore, type StoreConfig, type StoreOptions } from "./store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "./store/store.js";
@@ -16,6 +23,8 @@ export interface Services {
 	store: SessionStore;
 	bus: EventBus;
 	live: LiveEvents;
+	/** Presence (who views which session); across instances on Postgres. */
+	presence: PresenceHub;
 	/** Calls made on `store` so far, by method (read by the Prometheus metrics). */
 	storeCalls: StoreCallStats;
 	/** Whether this instance can serve: the database answers and, on Postgres, the listener is connected. */
@@ -108,6 +117,8 @@ export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statemen
 	bufferSize?: number;
 	/** A live metrics query sends at most one result per this many ms. */
 	metricsIntervalMs?: number;
+	/** Heartbeat, TTL and limits of presence (defaults: 10 s, 30 s, 100 viewers per session, 10,000 sessions). */
+	presence?: Pick<PresenceOptions, "heartbeatMs" | "ttlMs" | "maxViewersPerSession" | "maxSessions">;
 }
 
 export async function openServices(
@@ -137,6 +148,19 @@ export async function openServices(
 		store = await openStore(config, { ...storeOptions, onCommit: local.publish });
 		bus = local;
 	}
+	// Presence on its own channel; a failure to listen closes what is already open.
+	let presenceTransport: PresenceTransport;
+	try {
+		presenceTransport =
+			config.backend === "postgres"
+				? await PgPresenceTransport.open(config.url, logger)
+				: new InProcessPresenceTransport();
+	} catch (error) {
+		await bus.close();
+		await store.close();
+		throw error;
+	}
+	const presence = new PresenceHub({ transport: presenceTransport, logger, ...options.presence });
 	const storeCalls: StoreCallStats = { inFlight: 0, byMethod: new Map() };
 	const plainStore = store;
 	store = instrumentStore(store, storeCalls);
@@ -151,6 +175,7 @@ export async function openServices(
 		store,
 		bus,
 		live,
+		presence,
 		storeCalls,
 		async ready() {
 			// A read of the sessions table: the database answers, and the schema the migrations made is there
@@ -176,6 +201,9 @@ export async function openServices(
 		},
 		async close() {
 			live.close();
+			// Leaves are announced before the transport closes, so other instances drop this one's viewers at once.
+			presence.close();
+			await presenceTransport.close();
 			await bus.close();
 			await store.close();
 		},

@@ -8,6 +8,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Identity, Scope } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
+import type { PresenceHub } from "../events/presence.js";
 import { assertNever } from "../session/assert-never.js";
 import { isSessionError, SessionError } from "../session/errors.js";
 import { normalizeTimestamp } from "../session/validate.js";
@@ -23,6 +24,8 @@ export interface GraphQLContext {
 	workspaceId: string;
 	readonly loaders: Loaders;
 	live: LiveEvents;
+	/** Who views which session now (events/presence.ts). */
+	presence: PresenceHub;
 	/** List items this operation (or this subscription event) may still resolve. */
 	readonly budget: ResultBudget;
 	/** The HTTP request that started the operation (Yoga's own context field); none over WebSocket. */

@@ -11,6 +11,7 @@ import "./types/events.js";
 import "./types/metrics.js";
 import "./types/tree.js";
 import "./types/search.js";
+import "./types/presence.js";
 
 export const schema = builder.toSchema();
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { anonymousIdentity } from "../../src/auth/identity.js";
 import { InProcessBus } from "../../src/events/bus.js";
 import { LiveEvents } from "../../src/events/live.js";
+import { InProcessPresenceTransport, PresenceHub } from "../../src/events/presence.js";
 import { resultBudget } from "../../src/graphql/budget.js";
 import type { GraphQLContext } from "../../src/graphql/builder.js";
 import { createLoaders } from "../../src/graphql/loaders.js";
@@ -33,6 +34,7 @@ function setup(resultItems = 1000) {
 	const context: GraphQLContext = {
 		store,
 		live,
+		presence: new PresenceHub({ transport: new InProcessPresenceTransport(), logger: silentLogger }),
 		identity: anonymousIdentity(WS_ID),
 		workspaceId: WS_ID,
 		loaders: createLoaders(store, WS_ID),

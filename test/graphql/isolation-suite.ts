@@ -190,6 +190,24 @@ export function isolationSuite(backend: BackendName) {
 			});
 			expect(all.metrics.rows.map((r) => r.sessionId)).not.toContain(secret);
 		},
+		search: async () => {
+			const word = uniqueId("zeppelin").replaceAll("-", "");
+			await okAs(
+				bob,
+				`mutation ($m: JSON!) { appendEntry(input: { sessionId: "${secret}", entry: { message: $m } }) { created } }`,
+				{ m: userMessage(`a ${word} only B wrote`) },
+			);
+			const q = `query ($q: String!, $s: String) { search(query: $q, sessionId: $s) { edges { node { session { sessionId } } } } }`;
+			type Search = { search: { edges: Array<{ node: { session: { sessionId: string } } }> } };
+			// B finds it; A finds nothing, in its workspace or naming B's session.
+			expect((await okAs<Search>(bob, q, { q: word })).search.edges).toHaveLength(1);
+			expect((await okAs<Search>(alice, q, { q: word })).search.edges).toEqual([]);
+			const named = await sameAsNowhere(
+				() => q,
+				(id) => ({ q: word, s: id }),
+			);
+			expect(named.data).toEqual({ search: { edges: [] } });
+		},
 		node: async () => {
 			// The global ids B's own reads return, used by A.
 			const ids = await okAs<{
@@ -204,6 +222,16 @@ export function isolationSuite(backend: BackendName) {
 	};
 
 	const MUTATION: Record<string, () => Promise<void>> = {
+		setPresence: async () => {
+			// No viewer of B's session can be named from A: the same as a session that does not exist.
+			expectError(
+				await sameAsNowhere(
+					(id) =>
+						`mutation { setPresence(input: { sessionId: "${id}", viewerId: "v-1", focusEntryId: "b0" }) { viewerId } }`,
+				),
+				"NOT_FOUND",
+			);
+		},
 		appendEntry: async () => {
 			const response = await sameAsNowhere(
 				(id) =>
@@ -319,6 +347,17 @@ export function isolationSuite(backend: BackendName) {
 		);
 		await client.close();
 		expect(JSON.stringify(results)).not.toContain(secret);
+	};
+
+	SUBSCRIPTION.presence = async (endpoint) => {
+		const client = sseOrWs(endpoint)(`subscription { presence(sessionId: "${secret}") { viewerId } }`);
+		const [result] = await within(
+			5_000,
+			"presence to be refused",
+			collect(client, () => true),
+		);
+		await client.close();
+		expect(result?.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
 	};
 
 	SUBSCRIPTION.metricsUpdated = async (endpoint) => {
