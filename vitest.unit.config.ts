@@ -24,6 +24,7 @@ export default defineConfig({
 			"test/pi-fixtures.test.ts",
 			"test/web/tree.test.ts",
 			"test/web/web-app.test.ts",
+			"test/web/highlight.test.ts",
 		],
 		globalSetup: [],
 	},
