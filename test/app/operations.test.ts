@@ -94,8 +94,9 @@ function parseExposition(text: string): Map<string, number> {
 			continue;
 		}
 		if (/^# HELP [a-zA-Z_:][\w:]* .*$/.test(line)) continue;
+		// A value is a Go float: NaN in any case (prom-client writes an empty summary's mean as "Nan").
 		const sample =
-			/^([a-zA-Z_:][\w:]*)(\{(?:[a-zA-Z_]\w*="(?:[^"\\\n]|\\[\\"n])*",?)*\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))$/.exec(
+			/^([a-zA-Z_:][\w:]*)(\{(?:[a-zA-Z_]\w*="(?:[^"\\\n]|\\[\\"n])*",?)*\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|[Nn]a[Nn]|\+Inf|-Inf))$/.exec(
 				line,
 			);
 		expect(sample, `not a Prometheus line: ${line}`).not.toBeNull();

@@ -69,7 +69,7 @@ describe("live updates across two instances on one Postgres", () => {
 		// Each listening connection's last statement: LISTEN on the commits channel, then on its instance's probe channel (readiness).
 		const listeners = await admin<{ pid: number; query: string }[]>`
 			select pid, query from pg_stat_activity
-			where datname = current_database() and query ilike 'listen%'`;
+			where datname = current_database() and application_name = 'session-tree-listen' and query ilike 'listen%'`;
 		expect(new Set(listeners.map((r) => r.pid)).size).toBe(2);
 		for (const { query } of listeners)
 			expect(query).toMatch(new RegExp(`^listen "(${NOTIFY_CHANNEL}|session_tree_probe_[0-9a-f]{32})"$`));
@@ -176,7 +176,9 @@ describe("live updates across two instances on one Postgres", () => {
 			if (++completed === N / 4) {
 				terminated = admin<{ pid: number }[]>`
 					select pg_terminate_backend(pid) as pid from pg_stat_activity
-					where datname = current_database() and query ilike 'listen%'`.then((rows) => rows.length);
+					where datname = current_database() and application_name = 'session-tree-listen' and query ilike 'listen%'`.then(
+					(rows) => rows.length,
+				);
 			}
 			return entry;
 		});
@@ -225,7 +227,7 @@ describe("live updates across two instances on one Postgres", () => {
 			await server.unsafe(`alter database "${database}" with allow_connections false`);
 			const killed = await admin`
 				select pg_terminate_backend(pid) from pg_stat_activity
-				where datname = current_database() and query ilike 'listen%'`;
+				where datname = current_database() and application_name = 'session-tree-listen' and query ilike 'listen%'`;
 			expect(killed).toHaveLength(2);
 			for (const i of range(1, 10)) await append(b, "outage", `o${i}`);
 		} finally {
