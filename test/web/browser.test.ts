@@ -451,6 +451,49 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await page.close();
 	});
 
+	it("shows who views a session: both pages list two viewers, one marked you; a focus moves within 1 s; a closed page leaves", async () => {
+		const id = await branchedSession("presence");
+		const [a, b] = await Promise.all([openSession(id), openSession(id)]);
+		const viewers = (page: Page) => page.getByRole("list", { name: "Viewing now" }).getByRole("listitem");
+		const ownViewer = async (page: Page) => {
+			const you = viewers(page).filter({ hasText: "(you)" });
+			await expect.poll(() => you.count(), WAIT).toBe(1);
+			return (await you.getAttribute("data-viewer-ids")) ?? "";
+		};
+		for (const page of [a, b]) {
+			await expect.poll(() => viewers(page).count(), WAIT).toBe(2);
+			expect(await viewers(page).allTextContents()).toEqual(
+				expect.arrayContaining([expect.stringContaining("anonymous (you)")]),
+			);
+		}
+		const [viewerA, viewerB] = [await ownViewer(a), await ownViewer(b)];
+		expect(viewerA).not.toBe(viewerB);
+		const marker = (page: Page, entryId: string) => row(page, entryId).getByTestId("row-viewers");
+
+		// Each page opens on the leaf and says so; the other page draws that viewer on the row.
+		const leaf = await leafOf(id);
+		await marker(b, leaf).waitFor(WAIT);
+		expect(await marker(b, leaf).getAttribute("data-viewer-ids")).toBe(viewerA);
+		await row(a, "u1").click();
+		const moved = Date.now();
+		await marker(b, "u1").waitFor({ timeout: 1_000 });
+		console.info(`presence: A's focus shown on page B after ${Date.now() - moved} ms`);
+		expect(await marker(b, "u1").getAttribute("data-viewer-ids")).toBe(viewerA);
+		expect(await marker(b, "u1").textContent()).toContain("viewed by anonymous");
+		expect(await marker(b, leaf).count()).toBe(0);
+		// A page never marks its own focus (its selection is that), only the other's.
+		expect(await marker(a, leaf).getAttribute("data-viewer-ids")).toBe(viewerB);
+		expect(await marker(a, "u1").count()).toBe(0);
+
+		await a.close();
+		const closed = Date.now();
+		await expect.poll(() => viewers(b).count(), { timeout: 5_000 }).toBe(1);
+		console.info(`presence: closed page A left page B's viewers after ${Date.now() - closed} ms`);
+		expect(await viewers(b).getAttribute("data-viewer-ids")).toBe(viewerB);
+		await marker(b, "u1").waitFor({ state: "detached", timeout: 1_000 });
+		await b.close();
+	});
+
 	it("the dashboard's totals equal the metrics API's, its charts draw, and both follow an append", async () => {
 		const id = await branchedSession("dashboard");
 		const page = await context.newPage();
@@ -538,6 +581,57 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		const items = await feed.locator("li").allTextContents();
 		expect(items.filter((text) => text.includes("seen before the drop"))).toHaveLength(1);
 		expect(items.filter((text) => text.includes("appended while the feed was away"))).toHaveLength(1);
+		await page.close();
+	});
+
+	it("sorted by cost, the list is the server's order over every session: the costliest first, though not among the 200 latest", async () => {
+		const withCost = (text: string, total: number, tokens = 1_000) => ({
+			...assistantMessage(text),
+			usage: {
+				input: tokens,
+				output: 0,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: tokens,
+				cost: { input: total / 2, output: total / 2, cacheRead: 0, cacheWrite: 0, total },
+			},
+		});
+		const costly = uniqueId("costly");
+		const cheaper = uniqueId("cheaper");
+		await createSession(costly, "Costliest session");
+		await append(costly, "u1", userMessage("expensive question"));
+		await append(costly, "a1", withCost("expensive answer", 9_000));
+		await createSession(cheaper, "Cheaper session");
+		await append(cheaper, "u1", userMessage("question"));
+		await append(cheaper, "a1", withCost("answer", 4_000, 50_000_000));
+		await append(cheaper, "a2", withCost("more", 1_000, 50_000_000));
+		// Newer activity than both, so neither is among the 200 latest sessions the activity order lists.
+		for (let i = 0; i < 205; i++) {
+			await server.api.services.store.createSession(DEFAULT_WORKSPACE, { name: `Filler ${i}` });
+		}
+		const page = await context.newPage();
+		const operations = httpOperations(page);
+		await page.goto(`${server.origin}/`);
+		await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
+		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBeGreaterThan(0);
+		expect(await page.locator(`tr[data-session-id="${costly}"]`).count()).toBe(0);
+
+		await page.getByLabel("Sort by").selectOption("cost");
+		const first = page.locator("tbody tr").first();
+		await expect.poll(() => first.getAttribute("data-session-id"), WAIT).toBe(costly);
+		expect(await page.locator("tbody tr").nth(1).getAttribute("data-session-id")).toBe(cheaper);
+		await expect.poll(() => first.getByTestId("session-cost").textContent(), WAIT).toBe("$9000");
+		expect(await page.locator("tbody tr").count()).toBe(50);
+		expect(operations).toContain("RankedSessions");
+
+		// The next page of the same order follows it.
+		await page.getByRole("button", { name: "Show 50 more" }).click();
+		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(100);
+		expect(await page.locator("tbody tr").first().getAttribute("data-session-id")).toBe(costly);
+
+		// Sorted by tokens: the cheaper session used far more of them.
+		await page.getByLabel("Sort by").selectOption("tokens");
+		await expect.poll(() => first.getAttribute("data-session-id"), WAIT).toBe(cheaper);
 		await page.close();
 	});
 });

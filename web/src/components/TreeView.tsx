@@ -6,7 +6,9 @@
  * indents at branch points.
  */
 import { type KeyboardEvent, memo, useEffect, useMemo, useRef } from "react";
+import { type AvatarGroup, describeGroup, groupViewers, type ViewerLike } from "../presence/avatars";
 import { layoutTree, type SessionTree, type TreeNode, type TreeRow } from "../tree/tree";
+import { Avatar } from "./PresenceAvatars";
 
 export interface TreeViewProps {
 	tree: SessionTree;
@@ -14,7 +16,11 @@ export interface TreeViewProps {
 	compareId: string | null;
 	onSelect(entryId: string): void;
 	onMarkCompare(entryId: string): void;
+	/** Other viewers by the entry each focuses (presence): drawn as small avatars on those rows. */
+	focusedBy?: ReadonlyMap<string, readonly ViewerLike[]>;
 }
+
+const NO_VIEWERS: readonly AvatarGroup[] = [];
 
 const ROLE_TEXT: Record<string, string> = { user: "user", assistant: "assistant", toolResult: "tool" };
 
@@ -29,6 +35,7 @@ const Row = memo(function Row({
 	isLeaf,
 	isCompare,
 	setSize,
+	viewers,
 	onSelect,
 }: {
 	row: TreeRow;
@@ -37,6 +44,7 @@ const Row = memo(function Row({
 	isLeaf: boolean;
 	isCompare: boolean;
 	setSize: number;
+	viewers: readonly AvatarGroup[];
 	onSelect(entryId: string): void;
 }) {
 	const { node } = row;
@@ -65,6 +73,14 @@ const Row = memo(function Row({
 			].join(" ")}
 			onClick={() => onSelect(node.entryId)}
 		>
+			{viewers.length > 0 ? (
+				<span className="row-viewers" data-testid="row-viewers" data-viewer-ids={viewerIds(viewers)}>
+					{viewers.map((group) => (
+						<Avatar key={group.key} group={group} small />
+					))}
+					<span className="sr-only">viewed by {viewers.map(describeGroup).join(", ")}: </span>
+				</span>
+			) : null}
 			<span className="prefix" aria-hidden="true">
 				{row.prefix}
 			</span>
@@ -83,13 +99,34 @@ const Row = memo(function Row({
 	);
 });
 
+function viewerIds(groups: readonly AvatarGroup[]): string {
+	return groups.flatMap((g) => g.viewerIds).join(" ");
+}
+
 function firstChildRow(rows: readonly TreeRow[], at: number): number {
 	const next = rows[at + 1];
 	return next && next.parentRow === at ? at + 1 : -1;
 }
 
-export function TreeView({ tree, selectedId, compareId, onSelect, onMarkCompare }: TreeViewProps) {
+export function TreeView({ tree, selectedId, compareId, onSelect, onMarkCompare, focusedBy }: TreeViewProps) {
 	const rows = useMemo(() => layoutTree(tree), [tree]);
+	// Groups per focused row, kept while the row's viewers stay the same, so a memoised row redraws
+	// only when who focuses it changes (a presence update lists every viewer).
+	const previousGroups = useRef(new Map<string, readonly AvatarGroup[]>());
+	const groupsByEntry = useMemo(() => {
+		const next = new Map<string, readonly AvatarGroup[]>();
+		for (const [entryId, viewers] of focusedBy ?? []) {
+			const groups = groupViewers(viewers, null);
+			const before = previousGroups.current.get(entryId);
+			const same =
+				before !== undefined &&
+				viewerIds(before) === viewerIds(groups) &&
+				before.map((g) => g.name).join() === groups.map((g) => g.name).join();
+			next.set(entryId, same ? before : groups);
+		}
+		previousGroups.current = next;
+		return next;
+	}, [focusedBy]);
 	const position = useMemo(() => new Map(rows.map((row, i) => [row.node.entryId, i])), [rows]);
 	const container = useRef<HTMLDivElement>(null);
 	const focusNext = useRef(false);
@@ -184,6 +221,7 @@ export function TreeView({ tree, selectedId, compareId, onSelect, onMarkCompare 
 					isLeaf={row.node.entryId === tree.leafId}
 					isCompare={row.node.entryId === compareId}
 					setSize={rows.length}
+					viewers={groupsByEntry.get(row.node.entryId) ?? NO_VIEWERS}
 					onSelect={onSelect}
 				/>
 			))}

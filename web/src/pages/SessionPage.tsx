@@ -1,10 +1,13 @@
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { useQuery } from "urql";
 import { ComparePanel } from "../components/ComparePanel";
 import { EntryPanel } from "../components/EntryPanel";
+import { PresenceAvatars } from "../components/PresenceAvatars";
 import { TreeView } from "../components/TreeView";
 import { graphql } from "../gql";
+import { focusByEntry } from "../presence/avatars";
+import { usePresence } from "../presence/usePresence";
 import { useSessionTree } from "../tree/useSessionTree";
 
 const SessionHeader = graphql(`
@@ -41,6 +44,13 @@ export function SessionPage() {
 		if (hasTree && selectedId === null && leafId !== null) setSelectedId(leafId);
 	}, [hasTree, leafId, selectedId]);
 
+	const { presence, error: presenceError } = usePresence(sessionId, selectedId);
+	const ownViewerId = presence?.viewerId ?? null;
+	const focusedBy = useMemo(
+		() => focusByEntry(presence?.viewers ?? [], ownViewerId),
+		[presence, ownViewerId],
+	);
+
 	const session = data?.session;
 	const title = session?.name || sessionId;
 	useEffect(() => {
@@ -66,6 +76,8 @@ export function SessionPage() {
 					{session?.cwd ? ` · ${session.cwd}` : ""}
 					{tree ? ` · ${tree.nodes.length} nodes · seq ${tree.lastSeq}` : ""}
 				</p>
+				{presence ? <PresenceAvatars viewers={presence.viewers} ownViewerId={ownViewerId} /> : null}
+				{presenceError ? <p className="muted small">Presence unavailable: {presenceError}</p> : null}
 			</header>
 			{loading ? (
 				<p aria-busy="true" data-testid="tree-loading">
@@ -89,6 +101,7 @@ export function SessionPage() {
 							compareId={compareId}
 							onSelect={setSelectedId}
 							onMarkCompare={setCompareId}
+							focusedBy={focusedBy}
 						/>
 					</section>
 					<div className="side">

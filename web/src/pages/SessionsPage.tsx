@@ -6,21 +6,52 @@
  * different questions: the search box asks the server for entries whose
  * text matches (SearchPanel), the filter narrows the list itself by name,
  * id or directory as you type (which full-text search does not cover: ids
- * and paths are not words). Cost per session comes from the metrics API, live.
+ * and paths are not words). Cost and tokens per session come from the metrics
+ * API, live.
+ *
+ * Sorted by activity (live, as the feed moves rows) or name, the list is the
+ * latest sessions; sorted by cost, tokens or entries it is the server's order
+ * (`sessions(orderBy:)`), read a page at a time: the costliest session may be
+ * one untouched for months, which no window of recent sessions would hold.
+ * That order is as of its reading (a row's values stay live, its place does
+ * not move under the reader); choosing the order again reads it afresh.
  */
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
-import { useQuery } from "urql";
+import { useClient, useQuery } from "urql";
 import { useActivityFeed, useLatest } from "../api/live";
 import { SearchPanel } from "../components/SearchPanel";
 import { formatCost } from "../format";
 import { graphql } from "../gql";
-import type { MetricsQuery } from "../gql/graphql";
+import type { MetricsQuery, SessionOrderField } from "../gql/graphql";
 
 const SessionList = graphql(`
 	query SessionList($first: Int!) {
 		sessions(first: $first) {
 			totalCount
+			edges {
+				node {
+					sessionId
+					name
+					cwd
+					createdAt
+					updatedAt
+					lastSeq
+					entryCount
+				}
+			}
+		}
+	}
+`);
+
+const RankedSessions = graphql(`
+	query RankedSessions($field: SessionOrderField!, $first: Int!, $after: String) {
+		sessions(orderBy: { field: $field, direction: DESC }, first: $first, after: $after) {
+			totalCount
+			pageInfo {
+				endCursor
+				hasNextPage
+			}
 			edges {
 				node {
 					sessionId
@@ -78,6 +109,8 @@ const COST_QUERY: MetricsQuery = {
 
 /** The list shows this many sessions (newest activity first); the filter covers those. */
 const LIST_SIZE = 200;
+/** A page of the server's order (cost, tokens, entries). */
+const RANK_PAGE = 50;
 
 interface Row {
 	sessionId: string;
@@ -89,7 +122,28 @@ interface Row {
 	entryCount: number;
 }
 
-type SortKey = "activity" | "cost" | "name";
+type SortKey = "activity" | "cost" | "tokens" | "entries" | "name";
+
+/** The orders the server ranks (over every session), by the list's sort key. */
+const SERVER_ORDER: Partial<Record<SortKey, SessionOrderField>> = {
+	cost: "COST",
+	tokens: "TOKENS",
+	entries: "ENTRIES",
+};
+
+interface Ranked {
+	field: SessionOrderField;
+	/** The server's rows in its order; a row the live list also holds is shown as the newer of the two. */
+	rows: Row[];
+	endCursor: string | null;
+	hasNextPage: boolean;
+	loading: boolean;
+	error?: string;
+}
+
+function formatTokens(tokens: number | undefined): string {
+	return tokens === undefined ? "–" : Math.round(tokens).toLocaleString("en-US");
+}
 
 export function SessionsPage() {
 	const [{ data, error, fetching }, refetch] = useQuery({
@@ -103,6 +157,43 @@ export function SessionsPage() {
 	const costs = useLatest(CostBySession, { query: COST_QUERY }, "costs");
 	const rowsRef = useRef(rows);
 	rowsRef.current = rows;
+	const urql = useClient();
+	const serverOrder = SERVER_ORDER[sort];
+	const [ranked, setRanked] = useState<Ranked>();
+
+	/** Reads the next page of the server's order (the first when `from` is null) into the list. */
+	const readRanked = useCallback(
+		async (field: SessionOrderField, from: string | null) => {
+			setRanked((r) =>
+				r && r.field === field && from !== null
+					? { ...r, loading: true }
+					: { field, rows: [], endCursor: null, hasNextPage: false, loading: true },
+			);
+			const result = await urql
+				.query(RankedSessions, { field, first: RANK_PAGE, after: from }, { requestPolicy: "network-only" })
+				.toPromise();
+			const page = result.data?.sessions;
+			setRanked((r) => {
+				// The reader chose another order meanwhile: this answer is for nobody.
+				if (!r || r.field !== field) return r;
+				if (!page) return { ...r, loading: false, error: result.error?.message ?? "no answer" };
+				const seen = new Set(r.rows.map((row) => row.sessionId));
+				return {
+					field,
+					rows: [...r.rows, ...page.edges.map((e) => e.node).filter((row) => !seen.has(row.sessionId))],
+					endCursor: page.pageInfo.endCursor ?? null,
+					hasNextPage: page.pageInfo.hasNextPage,
+					loading: false,
+				};
+			});
+		},
+		[urql],
+	);
+
+	useEffect(() => {
+		if (serverOrder) void readRanked(serverOrder, null);
+		else setRanked(undefined);
+	}, [serverOrder, readRanked]);
 
 	useEffect(() => {
 		if (!data) return;
@@ -129,29 +220,35 @@ export function SessionsPage() {
 		});
 	});
 
-	const costOf = useMemo(() => {
-		const map = new Map<string, number>();
+	const usageOf = useMemo(() => {
+		const map = new Map<string, { cost: number; tokens: number }>();
 		for (const row of costs.data?.metricsUpdated.rows ?? []) {
-			if (row.sessionId) map.set(row.sessionId, row.values.cost ?? 0);
+			if (row.sessionId)
+				map.set(row.sessionId, { cost: row.values.cost ?? 0, tokens: row.values.totalTokens ?? 0 });
 		}
 		return map;
 	}, [costs.data]);
 
 	const visible = useMemo(() => {
 		const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
-		const list = [...rows.values()].filter((row) => {
+		const matches = (row: Row) => {
 			const text = `${row.name ?? ""} ${row.sessionId} ${row.cwd ?? ""}`.toLowerCase();
 			return words.every((word) => text.includes(word));
-		});
-		const byActivity = (a: Row, b: Row) => b.updatedAt.localeCompare(a.updatedAt);
-		if (sort === "activity") list.sort(byActivity);
-		else if (sort === "cost")
-			list.sort(
-				(a, b) => (costOf.get(b.sessionId) ?? 0) - (costOf.get(a.sessionId) ?? 0) || byActivity(a, b),
-			);
+		};
+		if (serverOrder) {
+			if (ranked?.field !== serverOrder) return [];
+			return ranked.rows
+				.map((row) => {
+					const live = rows.get(row.sessionId);
+					return live && live.lastSeq >= row.lastSeq ? live : row;
+				})
+				.filter(matches);
+		}
+		const list = [...rows.values()].filter(matches);
+		if (sort === "activity") list.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 		else list.sort((a, b) => (a.name || a.sessionId).localeCompare(b.name || b.sessionId));
 		return list;
-	}, [rows, filter, sort, costOf]);
+	}, [rows, filter, sort, serverOrder, ranked]);
 
 	return (
 		<section aria-labelledby="sessions-heading">
@@ -179,6 +276,8 @@ export function SessionsPage() {
 					<select value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
 						<option value="activity">latest activity</option>
 						<option value="cost">cost</option>
+						<option value="tokens">tokens</option>
+						<option value="entries">entries</option>
 						<option value="name">name</option>
 					</select>
 				</label>
@@ -192,6 +291,9 @@ export function SessionsPage() {
 						<th scope="col">Last activity</th>
 						<th scope="col" className="num">
 							Entries
+						</th>
+						<th scope="col" className="num">
+							Tokens
 						</th>
 						<th scope="col" className="num">
 							Cost
@@ -212,12 +314,31 @@ export function SessionsPage() {
 							<td className="num" data-testid="session-entries">
 								{row.entryCount}
 							</td>
-							<td className="num">{formatCost(costOf.get(row.sessionId))}</td>
+							<td className="num" data-testid="session-tokens">
+								{formatTokens(usageOf.get(row.sessionId)?.tokens)}
+							</td>
+							<td className="num" data-testid="session-cost">
+								{formatCost(usageOf.get(row.sessionId)?.cost)}
+							</td>
 						</tr>
 					))}
 				</tbody>
 			</table>
-			{data && visible.length === 0 ? <p>No sessions{filter ? " match the filter" : ""}.</p> : null}
+			{ranked?.error ? <p role="alert">{ranked.error}</p> : null}
+			{serverOrder && ranked?.field === serverOrder && ranked.hasNextPage ? (
+				<p>
+					<button
+						type="button"
+						disabled={ranked.loading}
+						onClick={() => void readRanked(serverOrder, ranked.endCursor)}
+					>
+						{ranked.loading ? "Loading…" : `Show ${RANK_PAGE} more`}
+					</button>
+				</p>
+			) : null}
+			{data && visible.length === 0 && !ranked?.loading ? (
+				<p>No sessions{filter ? " match the filter" : ""}.</p>
+			) : null}
 		</section>
 	);
 }
