@@ -73,8 +73,6 @@ export interface ActivityOptions {
 
 /** Log records per read. */
 const RECORDS_PER_READ = 1_000;
-/** Log records per read when finding the log's end (a feed's start). */
-const RECORDS_PER_SCAN = 10_000;
 /** A record heard of but not read yet is polled for this long; LiveEvents' safety read covers longer holds. */
 const HELD_BACK_POLL_LIMIT_MS = 10_000;
 const POLL_MAX_MS = 1_000;
@@ -435,18 +433,10 @@ class WorkspaceFeed {
 	/** Find the log's end once: a subscriber without a cursor starts there. */
 	start(): Promise<void> {
 		this.starting ??= (async () => {
-			let last: ActivityRecord | undefined;
-			for (;;) {
-				const page = await this.options.store.activity(this.ws, {
-					after: last?.cursor ?? null,
-					limit: RECORDS_PER_SCAN,
-				});
-				// A notice heard meanwhile whose record is already in the log is not waited for.
-				for (const record of page) this.passed(record.sessionId, record.toSeq);
-				last = page.at(-1) ?? last;
-				if (page.length < RECORDS_PER_SCAN) break;
-			}
-			this.position = last ? recordEnd(last.cursor) : null;
+			// One read of the end, not the log up to it. A notice heard meanwhile whose record lies
+			// before the end is waited for until its poll gives up (bounded), never delivered.
+			const end = await this.options.store.activityEnd(this.ws);
+			this.position = end ? recordEnd(end) : null;
 			this.started = true;
 			this.pull();
 		})();

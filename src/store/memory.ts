@@ -365,6 +365,14 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return found;
 	}
 
+	async activityEnd(ws: string): Promise<string | null> {
+		for (let i = this.db.activity.length - 1; i >= 0; i--) {
+			const write = this.db.activity[i];
+			if (write?.ws === ws) return activityCursor({ xid: String(i + 1), key: write.key, toSeq: write.toSeq });
+		}
+		return null;
+	}
+
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),

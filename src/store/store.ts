@@ -287,6 +287,12 @@ export interface SessionStore {
 	 * A cursor that is not this backend's is INVALID_INPUT (`afterCursor`).
 	 */
 	activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]>;
+	/**
+	 * The cursor of the workspace's last record `activity` would return now
+	 * (null: none yet): where a feed "from now on" starts, without reading
+	 * the log up to it.
+	 */
+	activityEnd(ws: string): Promise<string | null>;
 	exportSession(ws: string, sessionId: string): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

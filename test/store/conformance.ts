@@ -1267,6 +1267,10 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			}
 			expect(paged).toEqual(all);
 			expect(shape(await store().activity(other, { limit: 100 }))).toEqual([["elsewhere", 1, 0, true]]);
+			// The end is the last record's cursor, per workspace: reading after it finds nothing yet.
+			expect(await store().activityEnd(ws)).toBe(all.at(-1)?.cursor);
+			expect(await store().activity(ws, { after: await store().activityEnd(ws), limit: 100 })).toEqual([]);
+			expect(await store().activityEnd(workspace())).toBeNull();
 		});
 
 		it("a reader resuming while writes to many sessions commit sees each write exactly once, each session in seq order", async () => {

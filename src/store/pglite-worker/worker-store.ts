@@ -322,6 +322,9 @@ export class WorkerStore implements SessionStore {
 	activity(...args: Parameters<SessionStore["activity"]>) {
 		return this.call("activity", args);
 	}
+	activityEnd(...args: Parameters<SessionStore["activityEnd"]>) {
+		return this.call("activityEnd", args);
+	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;
 		return this.call("importSession", [ws, jsonl, rest], onProgress);

@@ -486,6 +486,11 @@ export class PgStore extends TreeWrites implements SessionStore {
 		}));
 	}
 
+	async activityEnd(ws: string): Promise<string | null> {
+		const [row] = await activityRows(this.db, ws, null, 1, true);
+		return row ? activityCursor({ xid: row.xid, key: Number(row.key), toSeq: Number(row.toSeq) }) : null;
+	}
+
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
