@@ -25,6 +25,7 @@ export default defineConfig({
 			"test/web/tree.test.ts",
 			"test/web/web-app.test.ts",
 			"test/web/highlight.test.ts",
+			"test/web/avatars.test.ts",
 		],
 		globalSetup: [],
 	},
