@@ -42,13 +42,13 @@ async function until(
 	);
 }
 
-describe.each(["memory", "postgres"] as const)("presence through the server (%s)", (backend) => {
+describe.each(["memory", "pglite", "postgres"] as const)("presence through the server (%s)", (backend) => {
 	let a: TestServer;
 	let b: TestServer;
 
 	beforeAll(async () => {
 		a = await startTestServer(backend, { presence: { heartbeatMs: 200, ttlMs: 1000 } });
-		// On memory, B is the same server: one instance.
+		// On memory and PGlite, B is the same server: one instance.
 		b =
 			backend === "postgres"
 				? await startTestServer("postgres", {

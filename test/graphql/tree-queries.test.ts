@@ -300,6 +300,7 @@ function treeQueriesSuite(backend: BackendName) {
 }
 
 treeQueriesSuite("memory");
+treeQueriesSuite("pglite");
 treeQueriesSuite("postgres");
 
 describe("Session.tree of 100,000 entries on Postgres", () => {
