@@ -54,6 +54,8 @@ export interface StartOptions extends ServiceOptions {
 	authenticate?: Authenticate;
 	/** Headers sent with every `request` (e.g. an authorization). */
 	headers?: Record<string, string>;
+	/** Listen on this port (default: any free one), e.g. a restarted server on its predecessor's port. */
+	port?: number;
 }
 
 export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
@@ -79,7 +81,7 @@ export async function startTestServer(backend: BackendName, options: StartOption
 	const running = await serve({
 		services,
 		logger: silentLogger,
-		port: 0,
+		port: options.port ?? 0,
 		host: "127.0.0.1",
 		development: options.development ?? true,
 		limits: { ...DEFAULT_LIMITS, ...options.limits },

@@ -18,6 +18,7 @@ import {
 	type WebSocketRoute,
 } from "../../web/e2e/browser.js";
 import { assistantMessage, branchyJsonl, ok, uniqueId, userMessage } from "../graphql/http.js";
+import type { TestServer } from "../support/server.js";
 import { ensureWebBuild, startWebTestServer, type WebTestServer } from "./support.js";
 
 const chromiumPath = findChromium();
@@ -121,10 +122,11 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 			)
 		).session.leafId;
 
-	async function apiNodeIds(sessionId: string): Promise<string[]> {
-		const data = await api<{
+	async function apiNodeIds(sessionId: string, target: TestServer = server.api): Promise<string[]> {
+		const data = await ok<{
 			session: { entries: { edges: Array<{ node: { entryId: string; type: string } }> } };
 		}>(
+			target,
 			`query ($id: String!) { session(sessionId: $id) { entries(first: 500) { edges { node { entryId type } } } } }`,
 			{ id: sessionId },
 		);
@@ -376,6 +378,84 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		expect(ids).toHaveLength((await apiNodeIds(id)).length);
 		expect(ids).toEqual(expect.arrayContaining(["u4", "a4", "u5", "a5"]));
 		await page.close();
+	});
+
+	it("resumes after the server restarts under the page (Postgres, same port): every entry shown exactly once", async () => {
+		// A database that outlives the server; the second instance listens on the first one's port, so
+		// the page's origin, and the URL graphql-ws reconnects to, stay the same.
+		const first = await startWebTestServer("postgres");
+		let second: WebTestServer | undefined;
+		const page = await context.newPage();
+		try {
+			const id = uniqueId("restart");
+			const appendOn = (target: WebTestServer, entryId: string, message: unknown) =>
+				ok(
+					target.api,
+					`mutation ($input: AppendEntryInput!) { appendEntry(input: $input) { entry { seq } } }`,
+					{ input: { sessionId: id, entryId, entry: { message } } },
+				);
+			await ok(
+				first.api,
+				`mutation ($input: CreateSessionInput!) { createSession(input: $input) { sessionId } }`,
+				{ input: { sessionId: id, name: "Web restart", cwd: "/work/web-test" } },
+			);
+			await appendOn(first, "u1", userMessage("first question"));
+			await appendOn(first, "a1", assistantMessage("first answer"));
+
+			// What the page asks for at each (re)subscribe, and every event it is sent, by seq.
+			const subscribes: Array<{ variables?: Record<string, unknown> }> = [];
+			const delivered: number[] = [];
+			page.on("websocket", (ws) => {
+				ws.on("framesent", ({ payload }) => {
+					const parsed = JSON.parse(String(payload));
+					if (parsed.type === "subscribe" && String(parsed.payload?.query).includes("sessionEvents"))
+						subscribes.push(parsed.payload);
+				});
+				ws.on("framereceived", ({ payload }) => {
+					const seq = JSON.parse(String(payload)).payload?.data?.sessionEvents?.seq;
+					if (typeof seq === "number") delivered.push(seq);
+				});
+			});
+			await page.goto(`${first.origin}/sessions/${encodeURIComponent(id)}`);
+			await row(page, "a1").waitFor(WAIT);
+			await page.locator(".connection-live").waitFor(WAIT);
+			await appendOn(first, "u2", userMessage("shown before the restart"));
+			await row(page, "u2").waitFor(WAIT);
+			const seen = Number(await row(page, "u2").getAttribute("data-seq"));
+
+			const stopped = Date.now();
+			await first.api.running.close(2_000);
+			await page.locator(".connection-reconnecting").waitFor(WAIT);
+			second = await startWebTestServer("postgres", {
+				...(first.api.databaseUrl === undefined ? {} : { databaseUrl: first.api.databaseUrl }),
+				port: Number(new URL(first.origin).port),
+			});
+			expect(second.origin).toBe(first.origin);
+			await appendOn(second, "a2", assistantMessage("appended right after the restart"));
+			await appendOn(second, "u3", userMessage("also after the restart"));
+			await row(page, "u3").waitFor(WAIT);
+			console.info(
+				`restart: the page showed the new server's entries ${Date.now() - stopped} ms after the old one closed`,
+			);
+			await page.locator(".connection-live").waitFor(WAIT);
+			await appendOn(second, "a3", assistantMessage("live again"));
+			await row(page, "a3").waitFor(WAIT);
+
+			expect(subscribes.length).toBeGreaterThan(1);
+			expect(subscribes.at(-1)?.variables?.afterSeq).toBe(seen);
+			expect(
+				delivered.filter((seq, i) => delivered.indexOf(seq) !== i),
+				"events delivered twice",
+			).toEqual([]);
+			const ids = await rowIds(page);
+			expect(ids).toHaveLength((await apiNodeIds(id, second.api)).length);
+			expect([...ids].sort()).toEqual(["a1", "a2", "a3", "u1", "u2", "u3"]);
+		} finally {
+			await page.close();
+			await second?.close();
+			// Closing the first server again only drops the database it created.
+			await first.close();
+		}
 	});
 
 	it("opens pi's 1,002-entry session with the active path", async () => {
