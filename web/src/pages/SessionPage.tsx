@@ -76,8 +76,10 @@ export function SessionPage() {
 					{session?.cwd ? ` · ${session.cwd}` : ""}
 					{tree ? ` · ${tree.nodes.length} nodes · seq ${tree.lastSeq}` : ""}
 				</p>
-				{presence ? <PresenceAvatars viewers={presence.viewers} ownViewerId={ownViewerId} /> : null}
-				{presenceError ? <p className="muted small">Presence unavailable: {presenceError}</p> : null}
+				<div className="presence-slot">
+					{presence ? <PresenceAvatars viewers={presence.viewers} ownViewerId={ownViewerId} /> : null}
+					{presenceError ? <p className="muted small">Presence unavailable: {presenceError}</p> : null}
+				</div>
 			</header>
 			{loading ? (
 				<p aria-busy="true" data-testid="tree-loading">
