@@ -76,12 +76,12 @@ export interface WalkRead {
 /**
  * A walk's row: an entry row, or in a raw context a message's text and the
  * fields the projection reads (see projectedFields). A scan's rows (see
- * walkStatement) say so, mark the start, and carry each compaction's kept
+ * walkStatement) carry `scan` (which marks the start) and each compaction's kept
  * entry for the bound.
  */
 type WalkRow = BriefEntryRow & {
-	scanned?: boolean | null;
-	isStart?: boolean | null;
+	/** A scan's row: 1 for the start, 0 for the others; null (one cheap null per row) for a walk's. */
+	scan?: number | null;
 	keptFrom?: string | null;
 	messageText?: string | null;
 	messageRole?: string | null;
@@ -111,12 +111,12 @@ function walkEntry(row: WalkRow, sessionId: string): StoredEntry {
  * the path is walked here through the session's own rules (session/tree.ts).
  */
 function pathRows(rows: WalkRow[], mode: WalkMode): WalkRow[] {
-	if (rows[0]?.scanned !== true) return rows.sort((a, b) => Number(a.depth) - Number(b.depth));
+	if (rows[0]?.scan == null) return rows.sort((a, b) => Number(a.depth) - Number(b.depth));
 	const byId = new Map<string, { entry: WalkRow }>();
 	let start: string | null = null;
 	for (const row of rows) {
 		byId.set(row.id, { entry: row });
-		if (row.isStart === true) start = row.id;
+		if (Number(row.scan) === 1) start = row.id;
 	}
 	const path = pathToRoot(start, (id) => byId.get(id));
 	if (mode !== "bounded") return path.map(({ entry }) => entry);
@@ -219,8 +219,9 @@ const walkStatement = statementFamily((shape: string) => {
 	const own = (column: PgColumn) => sql`answer.${sql.identifier(column.name)}`;
 	const scanned = (column: PgColumn) => sql`scan.${sql.identifier(column.name)}`;
 	const marks = (scan: boolean) => ({
-		scanned: scan ? sql`true` : sql`false`,
-		isStart: scan ? sql`${scanned(entries.id)} = (select id from start)` : sql`false`,
+		scan: scan
+			? sql`case when ${scanned(entries.id)} = (select id from start) then 1 else 0 end`
+			: sql`null::integer`,
 		keptFrom: scan
 			? sql`case when ${scanned(entries.type)} = 'compaction' then ${scanned(entries.payload)}->>'firstKeptEntryId' end`
 			: sql`null`,
