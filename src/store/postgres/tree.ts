@@ -11,7 +11,7 @@ import type { StoredEntry } from "../../session/entry.js";
 import type { Comparison } from "../../session/tree-view.js";
 import { isStorableText } from "../../session/validate.js";
 import { checkPathStart } from "../records.js";
-import type { Db } from "./queries.js";
+import { type Db, sessionKeyOf } from "./queries.js";
 import { type EntryRow, entryColumns, selectList, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
 import { executeRows } from "./statements.js";
@@ -67,7 +67,7 @@ export function treePageRows(
 	afterSeq: number,
 	limit: number,
 ): Promise<TreeRow[]> {
-	const key = sql`(select ${sessions.key} from ${sessions} where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId})`;
+	const key = sessionKeyOf(ws, sessionId);
 	// Read in seq order through (session_key, seq): the per-node subqueries run for the page's rows only.
 	const childCount = sql`(select count(*)::integer from ${entries} as child
 		where ${of("child", entries.sessionKey)} = ${entries.sessionKey} and ${of("child", entries.parentId)} = ${entries.id}
@@ -113,7 +113,7 @@ export function compareRows(
 	a: string,
 	b: string,
 ): Promise<ComparedRow[]> {
-	const key = sql`(select ${sessions.key} from ${sessions} where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId})`;
+	const key = sessionKeyOf(ws, sessionId);
 	return executeRows<ComparedRow>(
 		db,
 		sql`with recursive ${pathOf("path_a", key, a)}, ${pathOf("path_b", key, b)},
