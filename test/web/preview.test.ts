@@ -1,7 +1,7 @@
 /**
  * A node that reaches the viewer by a live event reads as `Session.tree`
- * writes it: web/src/tree/preview.ts#previewOf over the app's own
- * TreeEntryFields fragment (what sessionEvents carries) equals
+ * writes it: the app's own TreeEntryFields fragment (what sessionEvents
+ * carries) asks `Entry.preview(maxLength: 160)`, which equals
  * `TreeNode.preview(maxLength: 160)` for every node of pi files with every
  * entry type, through the real server (memory backend).
  */
@@ -9,7 +9,6 @@ import { readFileSync } from "node:fs";
 import { print } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TreeEntryFieldsFragment, TreeEntryFieldsFragmentDoc } from "../../web/src/gql/graphql.js";
-import { clip, previewOf } from "../../web/src/tree/preview.js";
 import { fixture, ok, uniqueId, userMessage } from "../graphql/http.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -66,7 +65,7 @@ describe("live node previews", () => {
 				{ id: sessionId, after },
 			);
 			for (const { node } of data.session.entries.edges) {
-				if (node.type !== "LEAF") live.set(node.entryId, previewOf(node));
+				if (node.type !== "LEAF") live.set(node.entryId, node.preview);
 			}
 			after = data.session.entries.pageInfo.hasNextPage ? data.session.entries.pageInfo.endCursor : null;
 		} while (after);
@@ -121,11 +120,5 @@ describe("live node previews", () => {
 			"SESSION_INFO",
 			"THINKING_LEVEL_CHANGE",
 		]);
-	});
-
-	it("cuts by code points, never inside a surrogate pair", () => {
-		expect(clip(" a \n b ", 10)).toBe("a b");
-		expect(clip("😀".repeat(5), 3)).toBe("😀😀…");
-		expect(clip("ab cd", 4)).toBe("ab…");
 	});
 });

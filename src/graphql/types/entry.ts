@@ -8,9 +8,9 @@ import type { AgentMessage, EntryType, StoredEntry, StoredEntryOf } from "../../
 import {
 	DEFAULT_PREVIEW_LENGTH,
 	type MessageSummary,
-	messagePreview,
 	summarizeMessage,
 } from "../../session/message-summary.js";
+import { nodePreview } from "../../session/tree-view.js";
 import type { SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
@@ -66,6 +66,12 @@ EntryRef.implement({
 			description: "Current label of this entry, if any.",
 			nullable: true,
 			resolve: (e, _, { loaders }) => loaders.label.load({ sessionId: e.sessionId, entryId: e.entry.id }),
+		}),
+		preview: t.string({
+			description:
+				"One line of plain text for lists and trees, as Session.tree's nodes have it: a message's text (session/message-summary.ts rules), a tag such as `[branch summary]: …` or `[model: id]` for other types; cut at maxLength code points with an ellipsis.",
+			args: { maxLength: t.arg.int({ defaultValue: DEFAULT_PREVIEW_LENGTH }) },
+			resolve: (e, { maxLength }) => nodePreview(e.entry, maxLength ?? DEFAULT_PREVIEW_LENGTH),
 		}),
 		children: t.field({
 			type: [EntryRef],
@@ -167,11 +173,6 @@ entryObject("message", "A message of the conversation (pi's AgentMessage).", (t)
 		nullable: true,
 		description: "Tool results: whether the tool failed.",
 		resolve: (e) => summaryOf(e.entry.message).isError,
-	}),
-	preview: t.string({
-		description: "Plain text of the message for lists, cut at maxLength characters with an ellipsis.",
-		args: { maxLength: t.arg.int({ defaultValue: DEFAULT_PREVIEW_LENGTH }) },
-		resolve: (e, { maxLength }) => messagePreview(e.entry.message, maxLength ?? DEFAULT_PREVIEW_LENGTH),
 	}),
 }));
 

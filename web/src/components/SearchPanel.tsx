@@ -11,7 +11,6 @@ import { Link } from "react-router";
 import { useQuery } from "urql";
 import { graphql } from "../gql";
 import { isSearchable, snippetParts } from "../search/highlight";
-import { previewOf } from "../tree/preview";
 
 const SearchEntries = graphql(`
 	query SearchEntries($query: String!, $first: Int!, $after: String) {
@@ -90,7 +89,7 @@ function ResultsPage({
 							<span className="search-hit-session">{session.name || session.sessionId}</span>
 							<span className="search-hit-preview">
 								{entry.__typename === "MessageEntry" ? `${entry.role}: ` : ""}
-								{previewOf(entry)}
+								{entry.preview}
 							</span>
 						</Link>
 						<p className="search-hit-snippet" data-testid="search-snippet">

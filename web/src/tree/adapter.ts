@@ -6,13 +6,13 @@
 import type { Client, OperationResult } from "urql";
 import { graphql } from "../gql";
 import type { TreeEntryFieldsFragment, TreePageQuery } from "../gql/graphql";
-import { previewOf } from "./preview";
 import { buildTree, type SessionTree, type SourceNode, type TreeChange } from "./tree";
 
 /**
  * What a live event's entry needs to become a node that reads as `TreeNode`
- * does (preview.ts). Both documents ask for previews of PREVIEW_LENGTH (160):
- * codegen reads literal documents, so the number is spelled out.
+ * does: `Entry.preview` is the server's `TreeNode.preview`. Both documents
+ * ask for previews of 160 code points: codegen reads literal documents, so
+ * the number is spelled out.
  */
 export const TreeEntryFields = graphql(`
 	fragment TreeEntryFields on Entry {
@@ -25,9 +25,9 @@ export const TreeEntryFields = graphql(`
 		label
 		timestamp
 		author
+		preview(maxLength: 160)
 		... on MessageEntry {
 			role
-			preview(maxLength: 160)
 		}
 		... on BranchSummaryEntry {
 			summary
@@ -105,7 +105,7 @@ export function nodeOf(entry: TreeEntryFieldsFragment): SourceNode {
 		type: entry.type,
 		role: entry.__typename === "MessageEntry" ? entry.role : null,
 		label: entry.label ?? null,
-		preview: previewOf(entry),
+		preview: entry.preview,
 		timestamp: entry.timestamp,
 		author: entry.author ?? null,
 	};
