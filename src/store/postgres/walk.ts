@@ -105,10 +105,12 @@ function walkEntry(row: WalkRow, sessionId: string): StoredEntry {
 }
 
 /**
- * The statement's rows as the path, root first. A walk's rows are the path
- * (the statement does not sort them: the sort of wide rows was the walk's
- * own cost); a scan's are the session's rows up to the start's depth, and
- * the path is walked here through the session's own rules (session/tree.ts).
+ * The statement's rows as the path, root first. A walk's rows are the path,
+ * sorted here by depth (they arrive leaf first, so the sort is a reversal;
+ * one order for both kinds of answer, which a UNION could not give without
+ * sorting the scan's rows too); a scan's are the session's rows up to the
+ * start's depth, and the path is walked here through the session's own rules
+ * (session/tree.ts).
  */
 function pathRows(rows: WalkRow[], mode: WalkMode): WalkRow[] {
 	if (rows[0]?.scan == null) return rows.sort((a, b) => Number(a.depth) - Number(b.depth));
