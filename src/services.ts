@@ -187,14 +187,19 @@ export async function openServices(
 					plainStore.getSession(DEFAULT_WORKSPACE, "(readiness probe)"),
 				);
 			} catch (error) {
-				return { ready: false, reason: `database: ${(error as Error).message}` };
+				// The route is public: the reason says what, the log says why (a database's message names its objects).
+				logger.warn("not ready: the database does not answer", { error: (error as Error).message });
+				return { ready: false, reason: "database: not answering" };
 			}
 			// Heard, not assumed: a dropped listening connection is not ready until postgres.js listens again.
 			if (bus instanceof PgListenBus) {
 				try {
 					await bus.probe(PROBE_TIMEOUT_MS);
 				} catch (error) {
-					return { ready: false, reason: `listener: ${(error as Error).message}` };
+					logger.warn("not ready: the listening connection does not hear", {
+						error: (error as Error).message,
+					});
+					return { ready: false, reason: "listener: not listening" };
 				}
 			}
 			return { ready: true };

@@ -17,6 +17,9 @@ export interface LogPosition {
 }
 
 const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
+/** xid8 is unsigned 64-bit; key and seq are Postgres integers. */
+const MAX_XID = 2n ** 64n - 1n;
+const MAX_INTEGER = 2_147_483_647;
 
 export function activityCursor(position: LogPosition): string {
 	return encodeOpaque(["a", position.xid, position.key, position.toSeq], "base64url");
@@ -30,10 +33,13 @@ export function parseActivityCursor(token: string, field = "afterCursor"): LogPo
 		tag !== "a" ||
 		typeof xid !== "string" ||
 		!DECIMAL.test(xid) ||
+		BigInt(xid) > MAX_XID ||
 		!Number.isSafeInteger(key) ||
 		!Number.isSafeInteger(toSeq) ||
 		(key as number) < 0 ||
 		(toSeq as number) < 0 ||
+		(key as number) > MAX_INTEGER ||
+		(toSeq as number) > MAX_INTEGER ||
 		activityCursor({ xid, key: key as number, toSeq: toSeq as number }) !== token
 	) {
 		throw invalidInput(field, "is not a cursor of this feed");

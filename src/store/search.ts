@@ -29,7 +29,8 @@ export function searchQuery(args: {
 	first?: number | null | undefined;
 	after?: string | null | undefined;
 }): SearchQuery {
-	if (wordsOf(args.query).length === 0) throw invalidInput("query", "must contain a word to search for");
+	if (termsOf(args.query).include.length === 0)
+		throw invalidInput("query", "must contain a word to search for (not only -excluded words)");
 	if (args.query.length > MAX_SEARCH_QUERY_LENGTH)
 		throw invalidInput("query", `at most ${MAX_SEARCH_QUERY_LENGTH} characters`);
 	const first = args.first ?? DEFAULT_SEARCH_PAGE_SIZE;
@@ -102,14 +103,34 @@ export function wordsOf(text: string): string[] {
 	return text.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * A query's words to find and words to leave out (`-word`), read simply:
+ * quotes and `or` are not operators here (Postgres reads them as web search
+ * syntax does).
+ */
+export function termsOf(text: string): { include: string[]; exclude: string[] } {
+	const include: string[] = [];
+	const exclude: string[] = [];
+	for (const token of text.split(/\s+/u)) {
+		if (token.startsWith("-")) exclude.push(...wordsOf(token));
+		else include.push(...wordsOf(token));
+	}
+	return { include, exclude };
+}
+
 /** Words shown around the first match. */
 const SNIPPET_WORDS = 24;
 
-/** The hit for one entry, or null when it does not hold every word of the query. */
-function hitOf(entry: StoredEntry, words: ReadonlySet<string>): SearchHit | null {
+/** The hit for one entry, or null when it lacks a word of the query or holds an excluded one. */
+function hitOf(
+	entry: StoredEntry,
+	words: ReadonlySet<string>,
+	excluded: ReadonlySet<string>,
+): SearchHit | null {
 	const text = searchTextOf(entry.entry);
 	if (text === null) return null;
 	const tokens = [...text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)];
+	if (tokens.some((token) => excluded.has(token[0].toLowerCase()))) return null;
 	const found = tokens.filter((token) => words.has(token[0].toLowerCase()));
 	const seen = new Set(found.map((token) => token[0].toLowerCase()));
 	if (seen.size < words.size) return null;
@@ -132,13 +153,15 @@ function hitOf(entry: StoredEntry, words: ReadonlySet<string>): SearchHit | null
 
 /** The reference search over the given sessions' logs. */
 export function searchLogs(logs: Iterable<readonly StoredEntry[]>, query: SearchQuery): SearchPage {
-	const words = new Set(wordsOf(query.text));
+	const terms = termsOf(query.text);
+	const words = new Set(terms.include);
+	const excluded = new Set(terms.exclude);
 	const hits: SearchHit[] = [];
 	if (words.size > 0) {
 		for (const log of logs) {
 			for (const entry of log) {
 				if (query.sessionId != null && entry.sessionId !== query.sessionId) continue;
-				const hit = hitOf(entry, words);
+				const hit = hitOf(entry, words, excluded);
 				if (hit && (!query.after || compareHits(query.after, hit) < 0)) hits.push(hit);
 			}
 		}

@@ -58,17 +58,23 @@ function cursorOf(query: SessionQuery, position: SessionPosition): string {
 	return encodeOpaque(["sessions", field, descending, position.value, position.sessionId], "base64url");
 }
 
+/** The orders by a time: their values are ISO 8601 texts; the others' are numbers. */
+const TIMED: ReadonlySet<SessionOrderField> = new Set(["activity", "created"]);
+
 function decodeCursor(cursor: string, order: SessionQuery["order"]): SessionPosition {
 	const [kind, field, descending, value, sessionId] = decodeOpaque(cursor, "base64url") ?? [];
+	const valid = TIMED.has(order.field)
+		? typeof value === "string" && Number.isFinite(Date.parse(value))
+		: typeof value === "number" && Number.isFinite(value);
 	if (
 		kind !== "sessions" ||
 		field !== order.field ||
 		descending !== order.descending ||
-		(typeof value !== "number" && typeof value !== "string") ||
+		!valid ||
 		typeof sessionId !== "string"
 	)
 		throw invalidInput("after", "is not a cursor of this order");
-	return { value, sessionId };
+	return { value: value as number | string, sessionId };
 }
 
 function timestamp(value: string | null | undefined, field: string): string | null {
@@ -104,7 +110,8 @@ export function sessionQuery(args: {
 			updatedAfter: timestamp(filter.updatedAfter, "filter.updatedAfter"),
 			updatedBefore: timestamp(filter.updatedBefore, "filter.updatedBefore"),
 			model: filter.model ?? null,
-			nameContains: filter.nameContains ?? null,
+			// An empty text is contained in every name, and in no missing one: no filter at all.
+			nameContains: filter.nameContains || null,
 			parentSessionId: filter.parentSessionId ?? null,
 		},
 		first,

@@ -198,6 +198,8 @@ function treeQueriesSuite(backend: BackendName) {
 				hits.map((h) => h.entry.entryId),
 			);
 			expectError(await server.request(SEARCH, { q: "  " }), "INVALID_INPUT", { field: "query" });
+			// Only words to leave out would match every entry: refused.
+			expectError(await server.request(SEARCH, { q: "-deploy" }), "INVALID_INPUT", { field: "query" });
 			expectError(await server.request(SEARCH, { q: "x".repeat(501) }), "INVALID_INPUT", { field: "query" });
 			expectError(await server.request(SEARCH, { q: "deploy", first: 101 }), "LIMIT_EXCEEDED", {
 				field: "first",

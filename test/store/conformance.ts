@@ -661,6 +661,16 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect(new Set(summarised.hits.map((h) => h.entry.entry.type))).toEqual(
 				new Set(["message", "branch_summary"]),
 			);
+			// -word leaves out the entries that hold it; an entry without searchable text is never a hit.
+			const without = await store().search(ws, { text: "path -deploy", sessionId: "t", first: 20 });
+			expect(new Set(without.hits.map((h) => h.entry.entry.id)).has("u3")).toBe(false);
+			expect(
+				without.hits
+					.filter((h) => h.entry.entry.type === "message")
+					.map((h) => h.entry.entry.id)
+					.sort(),
+			).toEqual(["a2", "u2"]);
+			expect(without.hits.map((h) => h.entry.entry.type)).toContain("branch_summary");
 			expect((await store().search(ws, { text: "nothing-like-this", first: 20 })).hits).toEqual([]);
 			expect((await store().search(ws, { text: "  ", first: 20 })).hits).toEqual([]);
 		});

@@ -28,6 +28,8 @@ export async function searchEntries(db: Db, ws: string, query: SearchQuery): Pro
 	const conditions: SQL[] = [
 		sql`${sessions.workspaceId} = ${ws}`,
 		sql`${searchVector} @@ (select query from q)`,
+		// A query of negations alone matches an empty vector: entries without text are never hits.
+		sql`entry_search_text(${entries.type}, ${entries.payload}) is not null`,
 	];
 	if (query.sessionId != null) conditions.push(sql`${sessions.id} = ${query.sessionId}`);
 	const rank = sql`ts_rank(${searchVector}, (select query from q))`;
@@ -54,7 +56,7 @@ export async function searchEntries(db: Db, ws: string, query: SearchQuery): Pro
 		sessionId: row.sessionId,
 		seq: Number(row.seq),
 		entry: toStored(row, row.sessionId),
-		snippet: snippetOf(row.marked),
+		snippet: snippetOf(row.marked ?? ""),
 	}));
 	return { hits, hasNextPage: rows.length > query.first };
 }

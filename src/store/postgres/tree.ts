@@ -30,6 +30,8 @@ export type TreeRow = EntryRow & { childCount: number; label: string | null; lea
  */
 export class PathCache {
 	private readonly paths = new Map<string, ReadonlySet<string>>();
+	/** Reads under way: concurrent pages of one tree wait for the same read. */
+	private readonly reading = new Map<string, Promise<ReadonlySet<string>>>();
 	private held = 0;
 
 	constructor(private readonly maxIds = 1_000_000) {}
@@ -42,7 +44,16 @@ export class PathCache {
 			this.paths.set(name, found);
 			return found;
 		}
-		const ids = new Set(await read());
+		const pending = this.reading.get(name);
+		if (pending) return pending;
+		const reading = read().then((list) => new Set(list));
+		this.reading.set(name, reading);
+		let ids: ReadonlySet<string>;
+		try {
+			ids = await reading;
+		} finally {
+			this.reading.delete(name);
+		}
 		if (ids.size > this.maxIds) return ids;
 		for (const [old, oldIds] of this.paths) {
 			if (this.held + ids.size <= this.maxIds) break;
