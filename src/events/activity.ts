@@ -42,6 +42,7 @@ import {
 	parseFeedCursor,
 	recordEnd,
 } from "./activity-position.js";
+import { PulledStream } from "./pulled-stream.js";
 
 export type ActivityKind = "CREATED" | "APPENDED" | "LEAF_MOVED" | "RENAMED";
 
@@ -237,8 +238,7 @@ async function readActivity(
  * executor only at the first `next()` and never runs it when `return()` comes
  * first, so it cannot hold this attachment.
  */
-class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
-	private readonly queued: ActivityEvent[] = [];
+class ActivityStream extends PulledStream<ActivityEvent> {
 	/** The last event queued or passed over (filtered out): pushes continue from here. */
 	private tail: FeedPosition | null;
 	/** The last event handed to the consumer: where a resubscription resumes. */
@@ -247,12 +247,6 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 	private behind: boolean;
 	/** The furthest event known to exist (pushed while behind). */
 	private wanted: FeedPosition | null = null;
-	private reading = false;
-	private waiter:
-		| { resolve: (r: IteratorResult<ActivityEvent>) => void; reject: (e: unknown) => void }
-		| undefined;
-	private failure: Error | undefined;
-	private closed = false;
 
 	constructor(
 		readonly ws: string,
@@ -262,6 +256,7 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 		private readonly options: ActivityOptions,
 		private readonly onClose: (stream: ActivityStream) => void,
 	) {
+		super();
 		this.tail = from;
 		this.delivered = from;
 		this.behind = resuming;
@@ -303,95 +298,35 @@ class ActivityStream implements AsyncIterableIterator<ActivityEvent> {
 		if (this.kept(event)) this.queued.push(event);
 	}
 
-	private fail(error: Error): void {
-		this.failure = error;
-		this.queued.length = 0;
-		this.finish();
-		const waiter = this.waiter;
-		this.waiter = undefined;
-		waiter?.reject(error);
+	protected isBehind(): boolean {
+		return this.behind;
 	}
 
-	private finish(): void {
-		if (this.closed) return;
-		this.closed = true;
+	protected delivering(event: ActivityEvent): void {
+		this.delivered = event.position;
+	}
+
+	protected detach(): void {
 		this.onClose(this);
 	}
 
-	/** Hand the next event to a waiting consumer, reading the log when behind. */
-	private pump(): void {
-		if (!this.waiter) return;
-		const next = this.queued.shift();
-		if (next) {
-			this.delivered = next.position;
-			const waiter = this.waiter;
-			this.waiter = undefined;
-			waiter.resolve({ value: next, done: false });
-			return;
-		}
-		if (this.closed) {
-			const waiter = this.waiter;
-			this.waiter = undefined;
-			waiter.resolve({ value: undefined, done: true });
-			return;
-		}
-		if (this.behind && !this.reading) void this.read();
-	}
-
-	private async read(): Promise<void> {
-		this.reading = true;
-		let caughtUp = false;
-		try {
-			const { store, batchSize } = this.options;
-			const read = await readActivity(
-				store,
-				this.ws,
-				this.tail,
-				{ records: RECORDS_PER_READ, events: batchSize, batchSize },
-				() => !this.closed,
-			);
-			if (!read) return;
-			for (const event of read.events) if (comparePositions(event.position, this.tail) > 0) this.take(event);
-			caughtUp = read.atEnd || read.events.length === 0;
-		} catch (error) {
-			this.fail(error instanceof Error ? error : new Error(String(error)));
-			return;
-		} finally {
-			this.reading = false;
-		}
+	protected async readMore(): Promise<boolean> {
+		const { store, batchSize } = this.options;
+		const read = await readActivity(
+			store,
+			this.ws,
+			this.tail,
+			{ records: RECORDS_PER_READ, events: batchSize, batchSize },
+			() => !this.closed,
+		);
+		if (!read) return false;
+		for (const event of read.events) if (comparePositions(event.position, this.tail) > 0) this.take(event);
 		// Caught up with the log as of the read, and nothing later was pushed meanwhile: live pushes continue it.
-		if (caughtUp && comparePositions(this.wanted, this.tail) <= 0) {
+		if ((read.atEnd || read.events.length === 0) && comparePositions(this.wanted, this.tail) <= 0) {
 			this.behind = false;
 			this.wanted = null;
 		}
-		this.pump();
-	}
-
-	next(): Promise<IteratorResult<ActivityEvent>> {
-		if (this.failure) return Promise.reject(this.failure);
-		if (this.waiter) return Promise.reject(new Error("next() called while a previous next() is pending"));
-		return new Promise((resolve, reject) => {
-			this.waiter = { resolve, reject };
-			this.pump();
-		});
-	}
-
-	/** The consumer went away (or shutdown): detach at once. */
-	return(): Promise<IteratorResult<ActivityEvent>> {
-		this.queued.length = 0;
-		this.finish();
-		const waiter = this.waiter;
-		this.waiter = undefined;
-		waiter?.resolve({ value: undefined, done: true });
-		return Promise.resolve({ value: undefined, done: true });
-	}
-
-	throw(error: unknown): Promise<IteratorResult<ActivityEvent>> {
-		return this.return().then(() => Promise.reject(error));
-	}
-
-	[Symbol.asyncIterator](): this {
-		return this;
+		return true;
 	}
 }
 

@@ -11,6 +11,7 @@
  */
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
+import { PulledStream } from "./pulled-stream.js";
 
 export interface EntrySource {
 	/** Entries with seq > afterSeq in seq order, at most `limit`. */
@@ -25,22 +26,16 @@ export interface EntryStreamOptions {
 	onClose: () => void;
 }
 
-export class EntryStream implements AsyncIterableIterator<StoredEntry> {
+export class EntryStream extends PulledStream<StoredEntry> {
 	private delivered: number;
-	private readonly queued: StoredEntry[] = [];
 	/** Highest seq known to exist; a stream behind it reads from the store. */
 	private wanted = Number.MAX_SAFE_INTEGER;
-	private reading = false;
-	private waiter:
-		| { resolve: (r: IteratorResult<StoredEntry>) => void; reject: (e: unknown) => void }
-		| undefined;
-	private failure: Error | undefined;
-	private closed = false;
 
 	constructor(
 		private readonly source: EntrySource,
 		private readonly options: EntryStreamOptions,
 	) {
+		super();
 		this.delivered = options.afterSeq;
 	}
 
@@ -75,87 +70,29 @@ export class EntryStream implements AsyncIterableIterator<StoredEntry> {
 		this.pump();
 	}
 
-	private fail(error: Error): void {
-		this.failure = error;
-		this.queued.length = 0;
-		this.finish();
-		const waiter = this.waiter;
-		this.waiter = undefined;
-		waiter?.reject(error);
+	protected isBehind(): boolean {
+		return this.position < this.wanted;
 	}
 
-	private finish(): void {
-		if (this.closed) return;
-		this.closed = true;
+	protected delivering(entry: StoredEntry): void {
+		this.delivered = entry.seq;
+	}
+
+	protected detach(): void {
 		this.options.onClose();
 	}
 
-	/** Hand the next entry to a waiting consumer, reading from the store when behind. */
-	private pump(): void {
-		if (!this.waiter) return;
-		const next = this.queued.shift();
-		if (next) {
-			this.delivered = next.seq;
-			const waiter = this.waiter;
-			this.waiter = undefined;
-			waiter.resolve({ value: next, done: false });
-			return;
+	protected async readMore(): Promise<boolean> {
+		const from = this.position;
+		const rows = await this.source.read(from, this.options.batchSize);
+		if (this.closed) return false;
+		for (const row of rows) {
+			if (row.seq === this.position + 1) this.queued.push(row);
 		}
-		if (this.closed) {
-			const waiter = this.waiter;
-			this.waiter = undefined;
-			waiter.resolve({ value: undefined, done: true });
-			return;
-		}
-		if (this.position < this.wanted && !this.reading) void this.read();
-	}
-
-	private async read(): Promise<void> {
-		this.reading = true;
-		try {
-			const from = this.position;
-			const rows = await this.source.read(from, this.options.batchSize);
-			if (this.closed) return;
-			for (const row of rows) {
-				if (row.seq === this.position + 1) this.queued.push(row);
-			}
-			// A short batch reached the store's head as of this read; later entries arrive as pushes.
-			if (rows.length < this.options.batchSize && this.wanted === Number.MAX_SAFE_INTEGER)
-				this.wanted = this.position;
-			if (rows.length === 0) this.wanted = Math.min(this.wanted, this.position);
-		} catch (error) {
-			this.fail(error instanceof Error ? error : new Error(String(error)));
-			return;
-		} finally {
-			this.reading = false;
-		}
-		this.pump();
-	}
-
-	next(): Promise<IteratorResult<StoredEntry>> {
-		if (this.failure) return Promise.reject(this.failure);
-		if (this.waiter) return Promise.reject(new Error("next() called while a previous next() is pending"));
-		return new Promise((resolve, reject) => {
-			this.waiter = { resolve, reject };
-			this.pump();
-		});
-	}
-
-	/** The consumer went away: detach at once, even while a read is pending. */
-	return(): Promise<IteratorResult<StoredEntry>> {
-		this.queued.length = 0;
-		this.finish();
-		const waiter = this.waiter;
-		this.waiter = undefined;
-		waiter?.resolve({ value: undefined, done: true });
-		return Promise.resolve({ value: undefined, done: true });
-	}
-
-	throw(error: unknown): Promise<IteratorResult<StoredEntry>> {
-		return this.return().then(() => Promise.reject(error));
-	}
-
-	[Symbol.asyncIterator](): this {
-		return this;
+		// A short batch reached the store's head as of this read; later entries arrive as pushes.
+		if (rows.length < this.options.batchSize && this.wanted === Number.MAX_SAFE_INTEGER)
+			this.wanted = this.position;
+		if (rows.length === 0) this.wanted = Math.min(this.wanted, this.position);
+		return true;
 	}
 }
