@@ -34,22 +34,7 @@ export interface RollupKey {
 	author: string;
 }
 
-/** The additive figures of a rollup row. */
-export interface RollupFigures {
-	entries: number;
-	toolCalls: number;
-	toolResults: number;
-	toolErrors: number;
-	inputTokens: number;
-	outputTokens: number;
-	cacheReadTokens: number;
-	cacheWriteTokens: number;
-	totalTokens: number;
-	cost: number;
-}
-
-export type RollupRow = RollupKey & RollupFigures;
-
+/** The additive figures a rollup row keeps: measures (session/measures.ts) that are sums. */
 export const ROLLUP_FIGURES = [
 	"entries",
 	"toolCalls",
@@ -61,7 +46,11 @@ export const ROLLUP_FIGURES = [
 	"cacheWriteTokens",
 	"totalTokens",
 	"cost",
-] as const satisfies readonly (keyof RollupFigures)[];
+] as const satisfies readonly (keyof Measures)[];
+
+export type RollupFigures = Pick<Measures, (typeof ROLLUP_FIGURES)[number]>;
+
+export type RollupRow = RollupKey & RollupFigures;
 
 /** The start of the quarter hour (UTC) an instant falls in. */
 export function bucketOf(timestamp: string): string {
