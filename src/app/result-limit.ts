@@ -97,7 +97,7 @@ export function encodeWithData(result: ExecutionResult, dataText: string): strin
 }
 
 /** Nothing but `data` would be encoded (functions and undefined members are left out). */
-function onlyData(result: ExecutionResult): boolean {
+export function onlyData(result: ExecutionResult): boolean {
 	for (const [key, value] of Object.entries(result))
 		if (key !== "data" && value !== undefined && typeof value !== "function") return false;
 	return true;

@@ -16,7 +16,7 @@
  */
 import type { ExecutionResult } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import { encodedParts } from "./result-limit.js";
+import { encodedParts, onlyData } from "./result-limit.js";
 
 /** Smaller results are sent as one string, as Yoga sends every result. */
 const STREAM_FROM_CHARS = 256 * 1024;
@@ -54,19 +54,13 @@ export function* pieces(parts: readonly string[]): Generator<string> {
 	if (group.length > 0) yield group.join("");
 }
 
-function dataOnly(result: ExecutionResult): boolean {
-	for (const [key, value] of Object.entries(result))
-		if (key !== "data" && value !== undefined && typeof value !== "function") return false;
-	return true;
-}
-
 export function useStreamedResponses(): Plugin {
 	const streamed = new WeakMap<Request, readonly string[]>();
 	return {
 		onResultProcess({ request, result, setResult }) {
 			if (isAsyncIterable(result) || Array.isArray(result)) return;
 			const parts = encodedParts(result);
-			if (parts === undefined || !dataOnly(result)) return;
+			if (parts === undefined || !onlyData(result)) return;
 			let chars = 0;
 			for (const part of parts) chars += part.length;
 			if (chars < STREAM_FROM_CHARS) return;
