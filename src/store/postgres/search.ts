@@ -28,14 +28,13 @@ export async function searchEntries(db: Db, ws: string, query: SearchQuery): Pro
 	const conditions: SQL[] = [
 		sql`${sessions.workspaceId} = ${ws}`,
 		sql`${searchVector} @@ (select query from q)`,
-		// A query of negations alone matches an empty vector: entries without text are never hits.
-		sql`entry_search_text(${entries.type}, ${entries.payload}) is not null`,
 	];
 	if (query.sessionId != null) conditions.push(sql`${sessions.id} = ${query.sessionId}`);
 	const rank = sql`ts_rank(${searchVector}, (select query from q))`;
+	// A query of negations alone matches an empty vector: an entry without text (its text computed once, in `hit`) is never a hit.
 	const position = after
-		? sql`where hit.rank < ${after.rank}::real or (hit.rank = ${after.rank}::real
-			and (hit."sessionId", hit."seq") > (${after.sessionId}, ${after.seq}::integer))`
+		? sql`and (hit.rank < ${after.rank}::real or (hit.rank = ${after.rank}::real
+			and (hit."sessionId", hit."seq") > (${after.sessionId}, ${after.seq}::integer)))`
 		: sql``;
 	const rows = await executeRows<HitRow>(
 		db,
@@ -46,7 +45,7 @@ export async function searchEntries(db: Db, ws: string, query: SearchQuery): Pro
 			from ${entries} join ${sessions} on ${sessions.key} = ${entries.sessionKey}
 			where ${sql.join(conditions, sql` and `)}
 		),
-		page as (select * from hit ${position} order by hit.rank desc, hit."sessionId", hit."seq" limit ${query.first + 1})
+		page as (select * from hit where hit.text is not null ${position} order by hit.rank desc, hit."sessionId", hit."seq" limit ${query.first + 1})
 		select page.*, ts_headline('simple'::regconfig,
 			translate(page.text, ${HIGHLIGHT_START + HIGHLIGHT_END}, ''), (select query from q), ${HEADLINE_OPTIONS}) as marked
 		from page order by page.rank desc, page."sessionId", page."seq"`,
