@@ -87,7 +87,8 @@ export function treePageRows(
 		where ${of("label", entries.sessionKey)} = ${entries.sessionKey} and ${of("label", entries.type)} = 'label'
 		and ${of("label", entries.payload)}->>'targetId' = ${entries.id}
 		order by ${of("label", entries.seq)} desc limit 1)`;
-	const leafId = sql`(select ${sessions.leafId} from ${sessions} where ${sessions.key} = ${entries.sessionKey})`;
+	// Not correlated with the row: read once per statement (an init plan), not once per node.
+	const leafId = sql`(select ${sessions.leafId} from ${sessions} where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId})`;
 	return executeRows<TreeRow>(
 		db,
 		sql`select ${selectList({ ...entryColumns, childCount, label, leafId })} from ${entries}
