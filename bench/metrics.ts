@@ -113,6 +113,10 @@ export async function runMetricsSection(
 			for (let i = 0; i < plan.sessions; i++)
 				await store.importSession(WS, dashboardSessionFile(i, plan.entriesPerSession));
 			const importSeconds = (performance.now() - importStarted) / 1000;
+			// The workspace as a dashboard sees it a second after its writes: folded (src/store/postgres/fold.ts).
+			const foldStarted = performance.now();
+			await store.foldRollups();
+			const foldSeconds = (performance.now() - foldStarted) / 1000;
 			await raw.unsafe("vacuum analyze");
 			const rawQuery = () => raw`
 				select to_char(date_trunc('day', e.timestamp, 'UTC') at time zone 'UTC', 'YYYY-MM-DD') as day,
@@ -141,7 +145,7 @@ export async function runMetricsSection(
 			const met = (ok: boolean) => (ok ? "yes" : "NO");
 			return [
 				`Dashboards (issue 11 targets) — ${label}, ${total.toLocaleString("en")} entries in ${plan.sessions} sessions over ${DAYS} days`,
-				`(imported in ${importSeconds.toFixed(1)} s, ${Math.round(total / importSeconds)} entries/s with rollups), ${((performance.now() - started) / 1000).toFixed(1)} s`,
+				`(imported in ${importSeconds.toFixed(1)} s, ${Math.round(total / importSeconds)} entries/s with rollups; the last rollups folded in ${foldSeconds.toFixed(1)} s), ${((performance.now() - started) / 1000).toFixed(1)} s`,
 				`loadavg at start ${loadStart}; at end ${load()}`,
 				"",
 				"case                                             p50       p95       target     met?",

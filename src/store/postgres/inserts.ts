@@ -5,6 +5,7 @@
  * the schema's (./schema.ts), as in ./queries.ts.
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { StoredEntry } from "../../session/entry.js";
 import { ROLLUP_FIGURES, rollupRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
@@ -48,7 +49,7 @@ function rollupRecords(rows: readonly StoredEntry[]): string {
  * whether the rows go in at all (none when it has none).
  */
 function insertRecords(table: typeof entries | typeof usageRollups, key: SQL, records: SQL, from?: SQL): SQL {
-	const columns = Object.values(getTableColumns(table));
+	const columns = Object.values(getTableColumns(table)).filter((column) => !DEFAULTED.has(column));
 	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
 	const names = columns.map((column) => sql.identifier(column.name));
 	const values = columns.map((column) =>
@@ -59,6 +60,9 @@ function insertRecords(table: typeof entries | typeof usageRollups, key: SQL, re
 		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${table}, ${records}::jsonb) as r`;
 }
 
+/** Columns a write leaves to their default: a new rollup row is dirty (./fold.ts). */
+const DEFAULTED = new Set<PgColumn>([usageRollups.dirty]);
+
 const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entries, key, records, from);
 
 /**
@@ -66,6 +70,7 @@ const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entr
  * new key is inserted, a known one has each figure added (figures are sums:
  * session/rollup.ts). The rows are grouped by key, so no row is touched twice
  * by one statement. Like insertEntries, `from` decides whether they go in.
+ * Either way the row is dirty until the next fold (./fold.ts).
  */
 function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
 	const added = ROLLUP_FIGURES.map((f) => {
@@ -73,7 +78,7 @@ function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
 		return sql`${column} = ${usageRollups}.${column} + excluded.${column}`;
 	});
 	return sql`${insertRecords(usageRollups, key, rollups, from)}
-		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}`;
+		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}, ${sql.identifier(usageRollups.dirty.name)} = true`;
 }
 
 /**

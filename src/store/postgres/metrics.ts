@@ -1,12 +1,13 @@
 /**
- * Metrics on Postgres: one GROUP BY over the workspace's rollup rows
- * (./schema.ts usageRollups), never over entries. The rules are
+ * Metrics on Postgres: one GROUP BY over rollup rows, never over entries: the
+ * workspace's folded rows (./fold.ts) when the query needs no session's own
+ * rows, else its sessions' rows (./schema.ts usageRollups). The rules are
  * session/metrics.ts's; this is their SQL: each measure below is what the
  * session layer's `measureOf` gives for the same rollup rows, and
  * the order is its `compareRows` (text by code point: COLLATE "C"; nulls last
  * ascending, first descending, PostgreSQL's default).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { EntryType } from "../../session/entry.js";
 import {
@@ -18,9 +19,11 @@ import {
 	type MetricsQuery,
 	type MetricsResult,
 } from "../../session/metrics.js";
+import { ROLLUP_FIGURES } from "../../session/rollup.js";
+import { countsNothing, dirtyKeys, keyColumns, ref, sameKey, workspaceSessions } from "./fold.js";
 import { type Db, list } from "./queries.js";
 import { isoText } from "./rows.js";
-import { usageRollups as r, sessions } from "./schema.js";
+import { usageRollups as r, sessions, workspaceRollups } from "./schema.js";
 import { executeRows } from "./statements.js";
 
 const sum = (column: SQL | PgColumn, where?: SQL) =>
@@ -110,9 +113,37 @@ function outerMeasure(measure: Measure): SQL {
 	}
 }
 
+/** The figure columns, as both rollup tables name them. */
+const FIGURES = ROLLUP_FIGURES.map((f) => r[f]);
+
+/**
+ * The workspace's rollups as rows of one key each across its sessions, under
+ * the session table's name (so the measures above read them unchanged): the
+ * folded rows, except for keys a dirty session row has, whose sessions' rows
+ * are read instead (./fold.ts: exact whether folded or not).
+ */
+function foldedRollups(ws: string): SQL {
+	const columns = (alias: string) =>
+		sql.join([...keyColumns(alias), ...FIGURES.map((c) => ref(alias, c))], sql`, `);
+	return sql`(with dirty as materialized (${dirtyKeys(ws)})
+		select ${columns("w")} from ${workspaceRollups} as w
+		where ${ref("w", workspaceRollups.workspaceId)} = ${ws}
+			and not exists (select 1 from dirty where ${sameKey("dirty", "w")})
+		union all
+		select ${columns("x")} from ${r} as x join dirty on ${sameKey("dirty", "x")}
+		where ${ref("x", r.sessionKey)} in ${workspaceSessions(ws)} and not ${countsNothing("x")}
+	) as ${r}`;
+}
+
 /** A checked query (session/metrics.ts checkMetricsQuery) over the workspace's rollups. */
 export async function rollupMetrics(db: Db, ws: string, query: MetricsQuery): Promise<MetricsResult> {
 	const { filter } = query;
+	// Sessions are grouped, counted or filtered on: only their own rows tell them apart.
+	const perSession =
+		query.dimensions.includes("session") ||
+		query.measures.includes("activeSessions") ||
+		filter.sessionIds !== undefined ||
+		filter.cwdPrefix !== undefined;
 	const dimensions = DIMENSIONS.filter((d) => query.dimensions.includes(d));
 	const parts = [...new Set(query.measures.flatMap(partsOf))];
 	const keepSessions = query.measures.includes("activeSessions");
@@ -132,7 +163,9 @@ export async function rollupMetrics(db: Db, ws: string, query: MetricsQuery): Pr
 					sql`, `,
 				)}`
 			: sql``;
-	const where: SQL[] = [sql`${sessions.workspaceId} = ${ws}`];
+	const where: SQL[] = perSession
+		? [sql`${sessions.workspaceId} = ${ws}`, sql`not ${countsNothing(getTableName(r))}`]
+		: [sql`true`];
 	if (filter.from !== undefined) where.push(sql`${r.bucket} >= ${filter.from}::timestamptz`);
 	if (filter.to !== undefined) where.push(sql`${r.bucket} < ${filter.to}::timestamptz`);
 	if (filter.sessionIds) where.push(sql`${sessions.id} in ${list(filter.sessionIds)}`);
@@ -152,7 +185,7 @@ export async function rollupMetrics(db: Db, ws: string, query: MetricsQuery): Pr
 	const statement = sql`select * from (
 			select ${sql.join(outer, sql`, `)} from (
 				select ${innerColumns.length > 0 ? sql.join(innerColumns, sql`, `) : sql`1`}
-				from ${r} join ${sessions} on ${sessions.key} = ${r.sessionKey}
+				from ${perSession ? sql`${r} join ${sessions} on ${sessions.key} = ${r.sessionKey}` : foldedRollups(ws)}
 				where ${sql.join(where, sql` and `)}
 				${groupBy(inner.length)}
 			) as partial

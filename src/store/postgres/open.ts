@@ -42,6 +42,8 @@ export interface OpenOptions {
 	statementTimeouts?: StatementTimeouts;
 	/** Conditional commits a tree write may lose before it takes the row lock (see writes.ts); tests set 0. */
 	optimisticAttempts?: number;
+	/** How long after a write its workspace's rollups are folded (fold.ts); tests set 0. */
+	foldDelayMs?: number;
 }
 
 function logger(options: OpenOptions): Logger | false {
@@ -78,6 +80,9 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 		await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
 		const store = new PgStore(db as unknown as Db, {
 			backend: "pglite",
+			// Upkeep, not a request's statements: outside the statement log.
+			foldDb: drizzlePglite(client, { schema }) as unknown as Db,
+			...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
 			close,
 			upkeep: {
 				analyze: async () => {
@@ -90,6 +95,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 		});
 		// A database from before rollups: its sessions' rollups are made once, here (resumable).
 		await store.rebuildRollups({ missingOnly: true });
+		store.foldLater();
 		await store.analyze();
 		return store;
 	} catch (error) {
@@ -132,6 +138,9 @@ export async function openPostgres(
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
 	const store = new PgStore(db as unknown as Db, {
 		backend: "postgres",
+		// Upkeep, not a request's statements: outside the statement log.
+		foldDb: drizzlePostgres(client, { schema }) as unknown as Db,
+		...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
 		bulkStatementTimeoutMs: timeouts.bulkMs,
 		upkeep: {
 			analyze: async () => {
@@ -147,6 +156,7 @@ export async function openPostgres(
 	try {
 		// A database from before rollups: its sessions' rollups are made once, here (resumable).
 		await store.rebuildRollups({ missingOnly: true });
+		store.foldLater();
 	} catch (error) {
 		await store.close();
 		throw error;

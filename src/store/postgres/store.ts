@@ -56,6 +56,7 @@ import {
 	TreeWrites,
 	type WriteOutcome,
 } from "../write.js";
+import { dirtyWorkspaces, FoldSchedule, foldWorkspace, zeroSessionRollups } from "./fold.js";
 import { addRollupBatches, insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
 import { rollupMetrics } from "./metrics.js";
 import {
@@ -101,6 +102,10 @@ export interface PgStoreOptions {
 	close: () => Promise<void>;
 	/** Conditional commits a tree write may lose before it takes the row lock (./writes.ts; default 3). */
 	optimisticAttempts?: number;
+	/** How long after a write its workspace's rollups are folded (./fold.ts; default FOLD_DELAY_MS). */
+	foldDelayMs?: number;
+	/** Where folds run: the same client without the statement log (default: `db`). */
+	foldDb?: Db;
 }
 
 export class PgStore extends TreeWrites implements SessionStore {
@@ -113,6 +118,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private readonly paths = new PathCache();
 
 	private readonly statistics: AnalyzeSchedule;
+	/** Workspace rollups folded in the background after writes (./fold.ts). */
+	private readonly folds: FoldSchedule;
+	private readonly foldDb: Db;
 
 	private readonly bulkStatementTimeoutMs: number | undefined;
 
@@ -121,11 +129,16 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.bulkStatementTimeoutMs = options.bulkStatementTimeoutMs;
 		this.db = db;
 		this.statistics = new AnalyzeSchedule(options.upkeep);
+		this.foldDb = options.foldDb ?? db;
+		this.folds = new FoldSchedule((ws) => foldWorkspace(this.foldDb, ws), options.foldDelayMs);
 		this.backend = options.backend;
 		this.closeClient = options.close;
 		this.writes = new PgWrites(db, {
 			announce: options.announce,
-			onWritten: (n) => this.statistics.countWrites(n),
+			onWritten: (notice) => {
+				this.statistics.countWrites(notice.toSeq - notice.fromSeq + 1);
+				this.folds.touched(notice.workspaceId);
+			},
 			...(options.optimisticAttempts === undefined ? {} : { optimisticAttempts: options.optimisticAttempts }),
 		});
 	}
@@ -402,7 +415,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 					.where(and(eq(sessions.key, key), options.missingOnly ? missing : undefined))
 					.for("update");
 				if (!locked) return false;
-				await tx.delete(usageRollups).where(eq(usageRollups.sessionKey, key));
+				// Zeroed, not deleted, so the workspace's folded rows stay exact (./fold.ts).
+				await tx.execute(zeroSessionRollups(key));
 				const rows = await entryLogRows(tx, ws, id, {
 					afterSeq: 0,
 					beforeSeq: undefined,
@@ -420,6 +434,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			if (made) rebuilt++;
 			options.onSession?.(index + 1, targets.length);
 		}
+		if (rebuilt > 0) await this.foldRollups();
 		return rebuilt;
 	}
 
@@ -555,7 +570,20 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return forked;
 	}
 
+	/** Folds every workspace's dirty rollups now (./fold.ts): after a rebuild, or to catch up another instance's. */
+	async foldRollups(): Promise<number> {
+		let cleared = 0;
+		for (const ws of await dirtyWorkspaces(this.foldDb)) cleared += await foldWorkspace(this.foldDb, ws);
+		return cleared;
+	}
+
+	/** Folds, in the background, the workspaces with dirty rollups (at open: another instance's, or a migration's). */
+	foldLater(): void {
+		this.folds.touchAll(() => dirtyWorkspaces(this.foldDb));
+	}
+
 	async close(): Promise<void> {
+		await this.folds.close();
 		await this.statistics.settled();
 		await this.writes.close();
 		await this.closeClient();

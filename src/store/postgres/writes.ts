@@ -41,8 +41,8 @@ import { type Statement, statement } from "./statements.js";
 export interface PgWritesOptions {
 	/** How commits are announced to live subscribers; none when absent. */
 	announce: CommitAnnouncer | undefined;
-	/** Hears how many entries each commit wrote (planner statistics, ./upkeep.ts). */
-	onWritten: (entries: number) => void;
+	/** Hears each commit (planner statistics, ./upkeep.ts; folds, ./fold.ts). */
+	onWritten: (notice: CommitNotice) => void;
 	/** Conditional commits a write may lose before it takes the row lock (0: always the lock). */
 	optimisticAttempts?: number;
 }
@@ -107,7 +107,7 @@ export class PgWrites {
 	announced(notice: CommitNotice | null): void {
 		const { announce } = this.options;
 		if (notice && announce?.kind === "callback") announce.onCommit(notice);
-		if (notice) this.options.onWritten(notice.toSeq - notice.fromSeq + 1);
+		if (notice) this.options.onWritten(notice);
 	}
 
 	/** One tree write (see the header): optimistic, then under the row lock if it keeps losing races. */
