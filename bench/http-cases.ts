@@ -56,6 +56,30 @@ const CONTEXT = `query($s: String!) { session(sessionId: $s) { context { message
 const BRANCH = `query($s: String!) { session(sessionId: $s) { branch { entryId } } }`;
 const CREATE = `mutation($s: String!) { createSession(input: { sessionId: $s }) { sessionId } }`;
 
+/** The tables a write adds rollup rows to (src/store/postgres/schema.ts). */
+const ROLLUP_TABLES = ["usage_rollups"];
+
+/**
+ * "Without rollups" for issue 11's write-cost ratio: a trigger discards the
+ * rollup rows of the given sessions before they are written (nothing
+ * stored, no index touched, nothing dirty to fold). Its WHEN condition is
+ * checked without calling the function, so other sessions' writes pay next
+ * to nothing for it. The statements still carry the rows: the cost measured
+ * is the database's, which is where rollups could contend.
+ */
+async function discardRollupsOf(sql: postgres.Sql, ws: string, sessionIds: readonly string[]): Promise<void> {
+	const rows = await sql<{ key: number }[]>`
+		select key from sessions where workspace_id = ${ws} and id = any(${sessionIds as string[]})`;
+	const keys = rows.map((r) => Number(r.key));
+	if (keys.length !== sessionIds.length) throw new Error("bench: sessions without rollups are missing");
+	await sql.unsafe(
+		"create or replace function bench_discard_rollups() returns trigger language plpgsql as $$ begin return null; end $$",
+	);
+	for (const table of ROLLUP_TABLES)
+		await sql.unsafe(`create trigger bench_without_rollups before insert on ${table} for each row
+			when (new.session_key = any('{${keys.join(",")}}'::integer[])) execute function bench_discard_rollups()`);
+}
+
 /** Raw reads the store's baseline class has no method for; prepared (tagged templates) like it. */
 export class RawReads {
 	readonly sql: postgres.Sql;
@@ -126,6 +150,15 @@ export async function httpCases(
 	const one = await sessions("seq", 1);
 	const sixteen = await sessions("c16", 16);
 	const shared = await sessions("one", 1);
+	// Both sides ours: sessions that keep rollups, and sessions whose rollup rows the database discards.
+	const kept = Array.from({ length: 16 }, (_, i) => `rollups-${i}`);
+	const bare = Array.from({ length: 16 }, (_, i) => `bare-${i}`);
+	for (const id of [...kept, ...bare]) await post(CREATE, { s: id });
+	await discardRollupsOf(reads.sql, ws, bare);
+	const appendTo = (ids: readonly string[]) => (worker: number, index: number) =>
+		post(APPEND, {
+			input: { sessionId: ids[worker % ids.length], entry: { message: messageDraft(index).message } },
+		});
 
 	type Page = { session: { entries: { edges: unknown[] } } };
 	type Context = { session: { context: { messages: unknown[] } } };
@@ -178,6 +211,16 @@ export async function httpCases(
 			metric: "throughput",
 			target: 0.6,
 			...appendCase(shared, 16),
+		},
+		{
+			key: "append rollups",
+			title:
+				"16 clients appending, each to its own session: with rollups ÷ the same server discarding those sessions' rollup rows (issue 11)",
+			metric: "throughput",
+			target: 0.9,
+			workers: 16,
+			ours: appendTo(kept),
+			baseline: appendTo(bare),
 		},
 		{
 			key: "context",
