@@ -12,8 +12,8 @@ export default defineConfig({
 	},
 	test: {
 		include: ["test/**/*.test.ts"],
-		// Starts an embedded PostgreSQL unless TEST_DATABASE_URL names a server.
-		globalSetup: ["test/support/postgres-server.ts"],
+		// Starts an embedded PostgreSQL unless TEST_DATABASE_URL names a server; migrates the PGlite template.
+		globalSetup: ["test/support/global-setup.ts"],
 		testTimeout: 30_000,
 		hookTimeout: 60_000,
 		pool: "forks",

@@ -25,6 +25,7 @@ import {
 } from "../../src/cli/import-sessions.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { DEFAULT_WORKSPACE, type ImportOptions, type SessionStore } from "../../src/store/store.js";
+import { copyPgliteTemplate } from "../support/pglite-directories.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = join(ROOT, "test/fixtures/pi-small");
@@ -455,7 +456,7 @@ function runImporter(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 
 describe("npm run import (the entry point, as a child process on PGlite)", () => {
 	it("imports a directory, skips everything on the second run, reports a broken file by line", async () => {
-		const env = { DATABASE_URL: "", PGLITE_DIR: join(dir, "pglite") };
+		const env = { DATABASE_URL: "", PGLITE_DIR: copyPgliteTemplate(join(dir, "pglite")) };
 		const sessions = join(dir, "sessions");
 		for (const name of FIXTURE_NAMES) copyFixture(name, join(sessions, "--work-demo--", name));
 		const broken = writeFile(join(sessions, "--work-other--", "broken.jsonl"), BROKEN);

@@ -10,9 +10,7 @@
  * writers use the store directly) and can hold them open, a slow database
  * round trip made deterministic.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { InProcessBus } from "../../src/events/bus.js";
 import { type ActivityEvent, LiveEvents, type LiveOptions } from "../../src/events/live.js";
@@ -24,6 +22,7 @@ import type { StoreConfig } from "../../src/store/open.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { createTestDatabase } from "../support/databases.js";
 import { rejectsWithCode, within } from "../support/expect.js";
+import { freshPgliteDirectory } from "../support/pglite-directories.js";
 import { range, waitUntil } from "./helpers.js";
 
 const WS = "default";
@@ -141,7 +140,7 @@ async function open(backend: "memory" | "pglite" | "postgres"): Promise<Opened> 
 		return { services, dispose: () => services.close() };
 	}
 	if (backend === "pglite") {
-		const dir = mkdtempSync(join(tmpdir(), "session-tree-activity-"));
+		const dir = freshPgliteDirectory("session-tree-activity-");
 		const services = await openServices({ backend: "pglite", dataDir: dir }, silentLogger);
 		return {
 			services,

@@ -3,14 +3,13 @@
  * fixture owns its data: memory state, a temporary PGlite directory, or a
  * database of its own on the test Postgres server.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { MemoryDatabase, MemoryStore } from "../../src/store/memory.js";
 import { openPgliteWorker } from "../../src/store/pglite-worker/worker-store.js";
 import { type OpenOptions, openPostgres } from "../../src/store/postgres/open.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { createTestDatabase } from "../support/databases.js";
+import { freshPgliteDirectory } from "../support/pglite-directories.js";
 
 export interface Backend {
 	readonly name: "memory" | "pglite" | "postgres";
@@ -38,7 +37,7 @@ export async function memoryBackend(): Promise<Backend> {
 
 /** PGlite on a directory, as the server runs it: on a worker thread (the suite judges that store). */
 export async function pgliteBackend(options: OpenOptions = {}): Promise<Backend> {
-	const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-"));
+	const dir = freshPgliteDirectory();
 	let store: SessionStore = await openPgliteWorker(dir, options);
 	return {
 		name: "pglite",

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DirectoryInUseError, lockDirectory } from "../../src/store/postgres/dir-lock.js";
 import { openPglite } from "../../src/store/postgres/open.js";
 import { DEFAULT_WORKSPACE } from "../../src/store/store.js";
+import { copyPgliteTemplate } from "../support/pglite-directories.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const LOCK_MODULE = join(ROOT, "src/store/postgres/dir-lock.ts");
@@ -103,6 +104,7 @@ describe("a PGlite data directory has one owner", () => {
 	};
 
 	it("refuses a second opener while the first is open, and lets it in after close", async () => {
+		copyPgliteTemplate(dir);
 		const first = await openPglite(dir);
 		await first.createSession(DEFAULT_WORKSPACE, { sessionId: "kept" });
 		await expect(openPglite(dir)).rejects.toThrow(/is in use by another store in this process/);

@@ -6,7 +6,7 @@
  * a clean end and a crash that fails loudly).
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +23,7 @@ import { openPglite } from "../../src/store/postgres/open.js";
 import { type SessionStore, DEFAULT_WORKSPACE as ws } from "../../src/store/store.js";
 import { chainJsonl, uniqueId } from "../graphql/http.js";
 import { rejectsWithCode, within } from "../support/expect.js";
+import { copyPgliteTemplate } from "../support/pglite-directories.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const user = (text: string) => ({
@@ -84,22 +85,10 @@ describe("a heavy read on embedded PGlite does not hold the server", () => {
 	});
 });
 
-/**
- * A migrated data directory, made once: creating one runs initdb in
- * WebAssembly (seconds), copying it takes milliseconds.
- */
-let template: string;
-beforeAll(async () => {
-	template = mkdtempSync(join(tmpdir(), "session-tree-worker-template-"));
-	await (await openPglite(template)).close();
-});
-afterAll(() => {
-	if (template) rmSync(template, { recursive: true, force: true });
-});
-
+/** A directory holding a migrated data directory at `data` (beside it, room for a script). */
 function freshDirectory(label: string): string {
 	const dir = mkdtempSync(join(tmpdir(), `session-tree-worker-${label}-`));
-	cpSync(template, join(dir, "data"), { recursive: true });
+	copyPgliteTemplate(join(dir, "data"));
 	return dir;
 }
 

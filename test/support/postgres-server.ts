@@ -1,5 +1,5 @@
 /**
- * Global setup: a Postgres server for the tests of the postgres backend.
+ * A Postgres server for the tests of the postgres backend.
  * TEST_DATABASE_URL names one (CI uses the machine's PostgreSQL); without it
  * an embedded PostgreSQL is started, so `npm test` covers Postgres on a fresh
  * machine with nothing installed. Each test file then creates and drops its
@@ -14,7 +14,10 @@ declare module "vitest" {
 	}
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+/** Provides `postgresUrl`; resolves with how to stop the server it started, if it started one. */
+export async function providePostgresServer(
+	project: TestProject,
+): Promise<(() => Promise<void>) | undefined> {
 	const given = process.env.TEST_DATABASE_URL;
 	if (given) {
 		await assertReachable(given, "TEST_DATABASE_URL");

@@ -3,9 +3,7 @@
  * test owns what it starts: the server, and the database or directory it
  * created (several servers may share one Postgres database).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { Authenticate } from "../../src/app/authentication.js";
 import { DEFAULT_LIMITS, type ServerLimits } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
@@ -13,6 +11,7 @@ import { type RunningServer, serve } from "../../src/server.js";
 import { openServices, type ServiceOptions, type Services } from "../../src/services.js";
 import type { StoreConfig } from "../../src/store/open.js";
 import { createTestDatabase } from "./databases.js";
+import { freshPgliteDirectory } from "./pglite-directories.js";
 
 export type BackendName = "memory" | "pglite" | "postgres";
 
@@ -71,7 +70,7 @@ export async function startTestServer(backend: BackendName, options: StartOption
 		}
 		config = { backend: "postgres", url: databaseUrl };
 	} else if (backend === "pglite") {
-		const dir = mkdtempSync(join(tmpdir(), "session-tree-api-"));
+		const dir = freshPgliteDirectory("session-tree-api-");
 		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 		config = { backend: "pglite", dataDir: dir };
 	} else {
