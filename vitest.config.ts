@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const require = createRequire(import.meta.url);
@@ -8,7 +9,14 @@ export default defineConfig({
 		// One graphql for everything, as under Node: Vite would give the project's own code the ESM
 		// build while graphql-yoga, Pothos and graphql-ws load the CommonJS one, and graphql's
 		// `instanceof` checks fail across the two copies.
-		alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }],
+		alias: [
+			{ find: /^graphql$/, replacement: require.resolve("graphql") },
+			// pi as the tests' oracle, without the coding agent around it (see the file).
+			{
+				find: /^@mariozechner\/pi-coding-agent$/,
+				replacement: fileURLToPath(new URL("./test/support/pi-oracle.ts", import.meta.url)),
+			},
+		],
 	},
 	test: {
 		include: ["test/**/*.test.ts"],
