@@ -74,12 +74,20 @@ export async function startEmbeddedPostgres(
 	};
 }
 
-/** A database of the caller's own on the server; `prefix` makes leftovers of an interrupted run recognisable. */
-export async function createDatabase(serverUrl: string, prefix: string): Promise<DisposableDatabase> {
+/**
+ * A database of the caller's own on the server; `prefix` makes leftovers of an
+ * interrupted run recognisable. With `template`, a copy of that database
+ * (which nobody may be connected to).
+ */
+export async function createDatabase(
+	serverUrl: string,
+	prefix: string,
+	options: { template?: string } = {},
+): Promise<DisposableDatabase> {
 	const name = `${prefix}_${randomBytes(6).toString("hex")}`;
 	const admin = connect(serverUrl);
 	try {
-		await admin.unsafe(`create database ${name}`);
+		await admin.unsafe(`create database ${name}${options.template ? ` template ${options.template}` : ""}`);
 	} finally {
 		await admin.end({ timeout: 1 });
 	}

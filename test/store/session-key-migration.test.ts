@@ -105,7 +105,7 @@ async function expectUpgraded(store: PgStore) {
 
 describe("the session-key migration keeps every entry with its session", () => {
 	it("on Postgres", async () => {
-		const database = await createTestDatabase();
+		const database = await createTestDatabase({ empty: true });
 		cleanups.push(() => database.drop());
 		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
 		try {

@@ -1,27 +1,37 @@
 /**
  * Global setup of `npm test`, once per run before any test file: the Postgres
- * server (postgres-server.ts) and the migrated PGlite directory that test
- * directories are copied from (pglite-directories.ts), made side by side.
+ * server (postgres-server.ts) with the migrated database that test databases
+ * are copied from (databases.ts), and beside them the migrated PGlite
+ * directory that test directories are copied from (pglite-directories.ts).
  */
 import type { TestProject } from "vitest/node";
+import { createPostgresTemplate } from "./databases.js";
 import { createPgliteTemplate } from "./pglite-directories.js";
 import { providePostgresServer } from "./postgres-server.js";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-	const [server, template] = await Promise.allSettled([
-		providePostgresServer(project),
-		createPgliteTemplate(),
-	]);
+	const undo: Array<() => Promise<void> | void> = [];
 	const teardown = async () => {
-		if (template.status === "fulfilled") template.value.remove();
-		if (server.status === "fulfilled") await server.value?.();
+		for (const step of undo.splice(0).reverse()) await step();
 	};
-	for (const outcome of [server, template]) {
+	const postgres = async () => {
+		const server = await providePostgresServer(project);
+		if (server.stop) undo.push(server.stop);
+		const template = await createPostgresTemplate(server.url);
+		undo.push(() => template.drop());
+		project.provide("postgresTemplate", template.name);
+	};
+	const pglite = async () => {
+		const template = await createPgliteTemplate();
+		undo.push(() => template.remove());
+		project.provide("pgliteTemplate", template.dir);
+	};
+	const outcomes = await Promise.allSettled([postgres(), pglite()]);
+	for (const outcome of outcomes) {
 		if (outcome.status === "rejected") {
 			await teardown();
 			throw outcome.reason;
 		}
 	}
-	if (template.status === "fulfilled") project.provide("pgliteTemplate", template.value.dir);
 	return teardown;
 }

@@ -14,17 +14,17 @@ declare module "vitest" {
 	}
 }
 
-/** Provides `postgresUrl`; resolves with how to stop the server it started, if it started one. */
+/** Provides `postgresUrl`; resolves with it and, if it started a server, how to stop it. */
 export async function providePostgresServer(
 	project: TestProject,
-): Promise<(() => Promise<void>) | undefined> {
+): Promise<{ url: string; stop?: () => Promise<void> }> {
 	const given = process.env.TEST_DATABASE_URL;
 	if (given) {
 		await assertReachable(given, "TEST_DATABASE_URL");
 		project.provide("postgresUrl", given);
-		return undefined;
+		return { url: given };
 	}
 	const server = await startEmbeddedPostgres();
 	project.provide("postgresUrl", server.url);
-	return () => server.stop();
+	return { url: server.url, stop: () => server.stop() };
 }
