@@ -20,6 +20,7 @@
  */
 import type { AgentMessage, Entry } from "./entry.js";
 import { summarizeMessage } from "./message-summary.js";
+import { turnDurationMs } from "./turns.js";
 
 export interface Measures {
 	/** Every entry, leaf records, labels and session_info included. */
@@ -46,6 +47,9 @@ export interface Measures {
 	totalTokens: number;
 	/** Sum of `usage.cost.total`. */
 	cost: number;
+	/** Assistant messages with a duration (./turns.ts), and the sum of their durations in ms. */
+	timedAssistantTurns: number;
+	assistantTurnDurationMs: number;
 	/** Entries of type "leaf" (navigation records). */
 	leafMoves: number;
 	branchSummaries: number;
@@ -68,6 +72,8 @@ export const SUMS = [
 	"cacheWriteTokens",
 	"totalTokens",
 	"cost",
+	"timedAssistantTurns",
+	"assistantTurnDurationMs",
 	"leafMoves",
 	"branchSummaries",
 	"compactions",
@@ -114,7 +120,14 @@ export function addEntry(into: Measures, entry: Entry): void {
 				if (summary.isError === true) into.toolErrors += 1;
 			}
 			into.toolCalls += summary.toolCallCount;
-			if (summary.role === "assistant") into.assistantTurns += 1;
+			if (summary.role === "assistant") {
+				into.assistantTurns += 1;
+				const took = turnDurationMs(e.timestamp as string, e.message as AgentMessage);
+				if (took !== null) {
+					into.timedAssistantTurns += 1;
+					into.assistantTurnDurationMs += took;
+				}
+			}
 			if (summary.usage) {
 				into.inputTokens += summary.usage.input;
 				into.outputTokens += summary.usage.output;

@@ -13,27 +13,93 @@
  * - `from` (inclusive) and `to` (exclusive) must fall on quarter hours, so a
  *   range never splits a bucket and every figure is exact;
  * - a provider or model filter keeps the assistant messages of those
- *   providers or models (no other entry has one);
+ *   providers or models (no other entry has one, nor has a session);
  * - a dimension that does not apply to an entry (the role of a leaf move, the
  *   model of a user message, the author of an unauthenticated write) is null;
+ * - the tool name of a tool result is its tool's; tool calls count under the
+ *   tool they call; everything else of an assistant message (the message,
+ *   its tokens, cost and duration) has no tool name (./rollup.ts);
+ * - `sessionsCreated` and `forks` count sessions, not entries: those created
+ *   in the range (a file's header timestamp for an import), by the time
+ *   bucket of their creation; a fork is a session with a parent session. A
+ *   session has a time and an id, and no entry type, role, provider, model,
+ *   tool name or author. Creations form groups only in a query that asks for
+ *   one of these two measures, so other queries' rows never change with them;
+ * - per-assistant-turn statistics (avg, min, max, p50, p95 of total tokens,
+ *   cost and duration, ./turns.ts) are over the group's assistant turns that
+ *   have the value: every turn has tokens and a cost, not every turn a
+ *   duration; null over none. Averages and extremes come from rollups;
+ *   percentiles from one turn row per assistant turn;
  * - rows are ordered by `orderBy`, then by every dimension ascending, so the
  *   order is total; text compares by code point, nulls last ascending.
  */
 import type { EntryType } from "./entry.js";
 import { SessionError } from "./errors.js";
 import { type Measures, SUMS } from "./measures.js";
-import { BUCKET_MS, measuresOfRollups, type RollupRow } from "./rollup.js";
+import {
+	BUCKET_MS,
+	bucketOf,
+	EXTREMES,
+	extremesOfRollups,
+	measuresOfRollups,
+	type RollupExtremes,
+	type RollupRow,
+	type TurnRow,
+} from "./rollup.js";
+import { PERCENTILES, percentileDisc, type TurnStatistic, type TurnValue } from "./turns.js";
+
+/**
+ * Per-assistant-turn measures: each a statistic of one turn value. Averages
+ * are sums divided (./measures.ts), the rest order statistics (./turns.ts).
+ */
+export const TURN_MEASURES = {
+	avgTotalTokensPerAssistantTurn: { value: "totalTokens", statistic: "avg" },
+	minTotalTokensPerAssistantTurn: { value: "totalTokens", statistic: "min" },
+	maxTotalTokensPerAssistantTurn: { value: "totalTokens", statistic: "max" },
+	p50TotalTokensPerAssistantTurn: { value: "totalTokens", statistic: "p50" },
+	p95TotalTokensPerAssistantTurn: { value: "totalTokens", statistic: "p95" },
+	avgCostPerAssistantTurn: { value: "cost", statistic: "avg" },
+	minCostPerAssistantTurn: { value: "cost", statistic: "min" },
+	maxCostPerAssistantTurn: { value: "cost", statistic: "max" },
+	p50CostPerAssistantTurn: { value: "cost", statistic: "p50" },
+	p95CostPerAssistantTurn: { value: "cost", statistic: "p95" },
+	avgAssistantTurnDurationMs: { value: "durationMs", statistic: "avg" },
+	minAssistantTurnDurationMs: { value: "durationMs", statistic: "min" },
+	maxAssistantTurnDurationMs: { value: "durationMs", statistic: "max" },
+	p50AssistantTurnDurationMs: { value: "durationMs", statistic: "p50" },
+	p95AssistantTurnDurationMs: { value: "durationMs", statistic: "p95" },
+} as const satisfies Record<string, { value: TurnValue; statistic: "avg" | TurnStatistic }>;
+export type TurnMeasure = keyof typeof TURN_MEASURES;
+
+const TURN_MEASURE_NAMES = Object.keys(TURN_MEASURES) as TurnMeasure[];
 
 /** The measures of ./measures.ts (each a count or a sum), then those only a group has. */
 export const MEASURES = [
 	...SUMS,
 	"activeSessions",
-	"avgTotalTokensPerAssistantTurn",
-	"avgCostPerAssistantTurn",
+	"sessionsCreated",
+	"forks",
+	...TURN_MEASURE_NAMES,
 ] as const;
 export type Measure = (typeof MEASURES)[number];
 
-export const DIMENSIONS = ["time", "session", "entryType", "role", "provider", "model", "author"] as const;
+export const isTurnMeasure = (measure: string): measure is TurnMeasure =>
+	Object.hasOwn(TURN_MEASURES, measure);
+
+/** Turn measures that need every turn's value (no rollup holds a percentile). */
+export const isPercentile = (measure: Measure): measure is TurnMeasure =>
+	isTurnMeasure(measure) && TURN_MEASURES[measure].statistic in PERCENTILES;
+
+export const DIMENSIONS = [
+	"time",
+	"session",
+	"entryType",
+	"role",
+	"provider",
+	"model",
+	"toolName",
+	"author",
+] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 export const GRANULARITIES = ["hour", "day", "week", "month"] as const;
@@ -75,8 +141,9 @@ export interface MetricsRow {
 	role: string | null;
 	provider: string | null;
 	model: string | null;
+	toolName: string | null;
 	author: string | null;
-	/** The asked measures; an average over no assistant turn is null. */
+	/** The asked measures; a statistic over no assistant turn is null. */
 	values: Partial<Record<Measure, number | null>>;
 }
 
@@ -195,23 +262,43 @@ export function timeBucket(instant: string, granularity: Granularity, zone: stri
 
 // ---- Answering over rollup rows ---------------------------------------------
 
-/** The rollup rows of one session, with what the filters read of the session. */
+/** The rollup and turn rows of one session, with what the filters and creations read of the session. */
 export interface SessionRollups {
 	sessionId: string;
 	cwd: string | null;
+	createdAt: string;
+	parentSessionId: string | null;
 	rows: readonly RollupRow[];
+	turns: readonly TurnRow[];
+}
+
+/** What a group's measures are made of. */
+export interface GroupFigures {
+	/** The sums of the group's entries. */
+	measures: Measures;
+	/** Min and max of its assistant turns' values. */
+	extremes: RollupExtremes;
+	/** Its assistant turns' values, sorted ascending; only read for a percentile. */
+	sorted: Record<TurnValue, readonly number[]>;
+	/** Sessions with a rollup row in the group; sessions created in it, and those of them with a parent. */
+	activeSessions: number;
+	sessionsCreated: number;
+	forks: number;
 }
 
 interface Group {
 	row: MetricsRow;
 	/** The group's rollup rows: its measures are theirs (./rollup.ts measuresOfRollups). */
 	rows: RollupRow[];
+	turns: TurnRow[];
 	sessions: Set<string>;
+	created: number;
+	forks: number;
 }
 
 const orNull = (value: string) => (value === "" ? null : value);
 
-function included(filter: MetricsFilter, row: RollupRow): boolean {
+function included(filter: MetricsFilter, row: Pick<RollupRow, "bucket" | "provider" | "model">): boolean {
 	if (filter.from !== undefined && row.bucket < filter.from) return false;
 	if (filter.to !== undefined && row.bucket >= filter.to) return false;
 	if (filter.providers && !filter.providers.includes(row.provider)) return false;
@@ -225,17 +312,44 @@ function sessionIncluded(filter: MetricsFilter, session: SessionRollups): boolea
 	return true;
 }
 
-/** A measure of a group, from the measures of its entries and its number of sessions. */
-export function measureOf(measure: Measure, measures: Measures, sessions: number): number | null {
+/** An average per assistant turn: a sum over the number of turns that have the value; null over none. */
+function average(value: TurnValue, m: Measures): number | null {
+	const [sum, turns] =
+		value === "durationMs"
+			? [m.assistantTurnDurationMs, m.timedAssistantTurns]
+			: [value === "cost" ? m.cost : m.totalTokens, m.assistantTurns];
+	return turns === 0 ? null : sum / turns;
+}
+
+/**
+ * A per-assistant-turn measure: an average from the sums, any other
+ * statistic from `statisticOf` (a group's extremes and percentiles, or a
+ * session's spreads).
+ */
+export function turnMeasureOf(
+	measure: TurnMeasure,
+	measures: Measures,
+	statisticOf: (value: TurnValue, statistic: TurnStatistic) => number | null,
+): number | null {
+	const { value, statistic } = TURN_MEASURES[measure];
+	return statistic === "avg" ? average(value, measures) : statisticOf(value, statistic);
+}
+
+/** A measure of a group. */
+export function measureOf(measure: Measure, figures: GroupFigures): number | null {
 	switch (measure) {
 		case "activeSessions":
-			return sessions;
-		case "avgTotalTokensPerAssistantTurn":
-			return measures.assistantTurns === 0 ? null : measures.totalTokens / measures.assistantTurns;
-		case "avgCostPerAssistantTurn":
-			return measures.assistantTurns === 0 ? null : measures.cost / measures.assistantTurns;
+		case "sessionsCreated":
+		case "forks":
+			return figures[measure];
 		default:
-			return measures[measure];
+			return isTurnMeasure(measure)
+				? turnMeasureOf(measure, figures.measures, (value, statistic) =>
+						statistic === "min" || statistic === "max"
+							? figures.extremes[EXTREMES[value][statistic]]
+							: percentileDisc(figures.sorted[value], PERCENTILES[statistic]),
+					)
+				: figures.measures[measure];
 	}
 }
 
@@ -272,6 +386,7 @@ export const DIMENSION_FIELD: Record<Dimension, keyof Omit<MetricsRow, "values">
 	role: "role",
 	provider: "provider",
 	model: "model",
+	toolName: "toolName",
 	author: "author",
 };
 
@@ -320,56 +435,100 @@ export const emptyMetricsRow = (): MetricsRow => ({
 	role: null,
 	provider: null,
 	model: null,
+	toolName: null,
 	author: null,
 	values: {},
 });
 
 function emptyGroup(row: MetricsRow): Group {
-	return { row, rows: [], sessions: new Set() };
+	return { row, rows: [], turns: [], sessions: new Set(), created: 0, forks: 0 };
 }
 
-/** A checked query (checkMetricsQuery) answered over every session's rollup rows. */
+/** The values of one turn value among some turns, sorted ascending (a turn without it left out). */
+function sortedValues(turns: readonly TurnRow[], value: TurnValue): number[] {
+	const values: number[] = [];
+	for (const turn of turns) {
+		const v = turn[value];
+		if (v !== null) values.push(v);
+	}
+	return values.sort((a, b) => a - b);
+}
+
+/** Whether the query counts session creations (see the semantics above). */
+export const countsCreations = (query: Pick<MetricsQuery, "measures">): boolean =>
+	query.measures.includes("sessionsCreated") || query.measures.includes("forks");
+
+/** The key values of a rollup row, a turn row or a creation; a field absent is "" (not applicable). */
+type Keyed = Partial<
+	Pick<RollupRow, "bucket" | "entryType" | "role" | "provider" | "model" | "toolName" | "author">
+>;
+
+/** A checked query (checkMetricsQuery) answered over every session's rollup and turn rows. */
 export function metricsOfRollups(query: MetricsQuery, sessions: Iterable<SessionRollups>): MetricsResult {
+	const { filter } = query;
 	const grouped = new Set(query.dimensions);
 	const groups = new Map<string, Group>();
+	const groupOf = (sessionId: string, k: Keyed): Group => {
+		const row: MetricsRow = {
+			...emptyMetricsRow(),
+			...(grouped.has("time")
+				? { time: timeBucket(k.bucket as string, query.granularity, query.timeZone) }
+				: {}),
+			...(grouped.has("session") ? { sessionId } : {}),
+			...(grouped.has("entryType") ? { entryType: k.entryType ?? null } : {}),
+			...(grouped.has("role") ? { role: orNull(k.role ?? "") } : {}),
+			...(grouped.has("provider") ? { provider: orNull(k.provider ?? "") } : {}),
+			...(grouped.has("model") ? { model: orNull(k.model ?? "") } : {}),
+			...(grouped.has("toolName") ? { toolName: orNull(k.toolName ?? "") } : {}),
+			...(grouped.has("author") ? { author: orNull(k.author ?? "") } : {}),
+		};
+		const key = JSON.stringify(DIMENSIONS.map((d) => row[DIMENSION_FIELD[d]]));
+		let group = groups.get(key);
+		if (!group) {
+			group = emptyGroup(row);
+			groups.set(key, group);
+		}
+		return group;
+	};
+	const creations = countsCreations(query) && !filter.providers && !filter.models;
+	const percentiles = query.measures.some(isPercentile);
 	for (const session of sessions) {
-		if (!sessionIncluded(query.filter, session)) continue;
+		if (!sessionIncluded(filter, session)) continue;
+		const { sessionId } = session;
+		const created = { bucket: bucketOf(session.createdAt), provider: "", model: "" };
+		if (creations && included(filter, created)) {
+			const group = groupOf(sessionId, created);
+			group.created += 1;
+			if (session.parentSessionId !== null) group.forks += 1;
+		}
 		for (const r of session.rows) {
-			if (!included(query.filter, r)) continue;
-			const row: MetricsRow = {
-				...emptyMetricsRow(),
-				...(grouped.has("time") ? { time: timeBucket(r.bucket, query.granularity, query.timeZone) } : {}),
-				...(grouped.has("session") ? { sessionId: session.sessionId } : {}),
-				...(grouped.has("entryType") ? { entryType: r.entryType } : {}),
-				...(grouped.has("role") ? { role: orNull(r.role) } : {}),
-				...(grouped.has("provider") ? { provider: orNull(r.provider) } : {}),
-				...(grouped.has("model") ? { model: orNull(r.model) } : {}),
-				...(grouped.has("author") ? { author: orNull(r.author) } : {}),
-			};
-			const key = JSON.stringify([
-				row.time,
-				row.sessionId,
-				row.entryType,
-				row.role,
-				row.provider,
-				row.model,
-				row.author,
-			]);
-			let group = groups.get(key);
-			if (!group) {
-				group = emptyGroup(row);
-				groups.set(key, group);
-			}
+			if (!included(filter, r)) continue;
+			const group = groupOf(sessionId, r);
 			group.rows.push(r);
-			group.sessions.add(session.sessionId);
+			group.sessions.add(sessionId);
+		}
+		if (!percentiles) continue;
+		for (const t of session.turns) {
+			if (!included(filter, t)) continue;
+			groupOf(sessionId, { ...t, entryType: "message", role: "assistant" }).turns.push(t);
 		}
 	}
 	// Without dimensions the answer is one row, the totals, even over nothing.
 	if (groups.size === 0 && query.dimensions.length === 0) groups.set("", emptyGroup(emptyMetricsRow()));
 	const rows = [...groups.values()].map((g) => {
-		const measures = measuresOfRollups(g.rows);
-		for (const measure of query.measures)
-			g.row.values[measure] = measureOf(measure, measures, g.sessions.size);
+		const figures: GroupFigures = {
+			measures: measuresOfRollups(g.rows),
+			extremes: extremesOfRollups(g.rows),
+			sorted: {
+				totalTokens: sortedValues(g.turns, "totalTokens"),
+				cost: sortedValues(g.turns, "cost"),
+				durationMs: sortedValues(g.turns, "durationMs"),
+			},
+			activeSessions: g.sessions.size,
+			sessionsCreated: g.created,
+			forks: g.forks,
+		};
+		for (const measure of query.measures) g.row.values[measure] = measureOf(measure, figures);
 		return g.row;
 	});
 	rows.sort(compareRows(query));

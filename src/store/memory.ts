@@ -16,7 +16,7 @@ import {
 	metricsOfRollups,
 	type SessionRollups,
 } from "../session/metrics.js";
-import { rollupRows } from "../session/rollup.js";
+import { rollupRows, turnRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
 import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, parseActivityCursor } from "./activity-cursor.js";
@@ -342,7 +342,14 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		const rollups: SessionRollups[] = [];
 		for (const { record, log } of this.db.sessions.values()) {
 			if (record.workspaceId !== ws) continue;
-			rollups.push({ sessionId: record.sessionId, cwd: record.cwd, rows: rollupRows(log) });
+			rollups.push({
+				sessionId: record.sessionId,
+				cwd: record.cwd,
+				createdAt: record.createdAt,
+				parentSessionId: record.parentSessionId,
+				rows: rollupRows(log),
+				turns: turnRows(log),
+			});
 		}
 		return copy(metricsOfRollups(checked, rollups));
 	}

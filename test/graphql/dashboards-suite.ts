@@ -400,6 +400,168 @@ export function dashboardsSuite(backend: BackendName): void {
 			]);
 		});
 
+		it("answers by tool name, with exact turn percentiles and durations, and counts sessions created and forked", async () => {
+			const id = uniqueId("tools");
+			const at = (s: number) => `2026-04-01T10:00:${String(s).padStart(2, "0")}.000Z`;
+			const call = (name: string, n: number) => ({ type: "toolCall", id: `c${n}`, name, arguments: {} });
+			/** An assistant turn written at second `s` that took `took` seconds, with `tokens` and `cost`. */
+			const turn = (s: number, took: number, tokens: number, cost: number, calls: unknown[]) => ({
+				...assistantMessage("…"),
+				content: calls,
+				usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: cost } },
+				timestamp: Date.parse(at(s)) - took * 1000,
+			});
+			const result = (name: string, isError: boolean) => ({
+				role: "toolResult",
+				toolCallId: "c",
+				toolName: name,
+				content: [],
+				isError,
+				timestamp: 0,
+			});
+			// Each message with the second its entry is written at (a turn's entry when `turn` says).
+			const messages: Array<[number, unknown]> = [
+				[0, userMessage("go")],
+				[10, turn(10, 4, 100, 0.5, [call("read", 1), call("read", 2), call("bash", 3)])],
+				[11, result("read", false)],
+				[12, result("read", false)],
+				[13, result("bash", true)],
+				[20, turn(20, 1, 300, 0.25, [call("bash", 4)])],
+				[21, result("bash", false)],
+				[30, turn(30, 2, 200, 1, [])],
+			];
+			const jsonl = `${[
+				{ type: "session", version: 3, id, timestamp: at(0), cwd: "/dash/tools" },
+				...messages.map(([second, message], i) => ({
+					type: "message",
+					id: `m${i}`,
+					parentId: i === 0 ? null : `m${i - 1}`,
+					timestamp: at(second),
+					message,
+				})),
+			]
+				.map((line) => JSON.stringify(line))
+				.join("\n")}\n`;
+			await ok(
+				server,
+				`mutation($input: ImportSessionInput!) { importSession(input: $input) { sessionId } }`,
+				{
+					input: { jsonl, sessionId: id },
+				},
+			);
+			const fork = uniqueId("tools-fork");
+			await ok(server, `mutation($input: ForkSessionInput!) { forkSession(input: $input) { sessionId } }`, {
+				input: { sessionId: id, entryId: "m1", newSessionId: fork },
+			});
+			type Rows = { metrics: { rows: Array<Record<string, unknown>> } };
+			const query = (fields: string, q: Record<string, unknown>) =>
+				ok<Rows>(server, `query($q: MetricsQuery!) { metrics(query: $q) { rows { ${fields} } } }`, { q });
+
+			const byTool = await query(
+				"toolName values { toolCalls toolResults toolErrors assistantTurns totalTokens }",
+				{
+					measures: ["TOOL_CALLS", "TOOL_RESULTS", "TOOL_ERRORS", "ASSISTANT_TURNS", "TOTAL_TOKENS"],
+					dimensions: ["TOOL_NAME"],
+					filter: { sessionIds: [id] },
+				},
+			);
+			expect(byTool.metrics.rows).toEqual([
+				{
+					toolName: "bash",
+					values: { toolCalls: 2, toolResults: 2, toolErrors: 1, assistantTurns: 0, totalTokens: 0 },
+				},
+				{
+					toolName: "read",
+					values: { toolCalls: 2, toolResults: 2, toolErrors: 0, assistantTurns: 0, totalTokens: 0 },
+				},
+				{
+					toolName: null,
+					values: { toolCalls: 0, toolResults: 0, toolErrors: 0, assistantTurns: 3, totalTokens: 600 },
+				},
+			]);
+
+			const perTurn = await query(
+				`values { p50TotalTokensPerAssistantTurn p95TotalTokensPerAssistantTurn minTotalTokensPerAssistantTurn
+					maxCostPerAssistantTurn p50CostPerAssistantTurn avgAssistantTurnDurationMs p50AssistantTurnDurationMs
+					p95AssistantTurnDurationMs minAssistantTurnDurationMs timedAssistantTurns assistantTurnDurationMs }`,
+				{
+					measures: [
+						"P50_TOTAL_TOKENS_PER_ASSISTANT_TURN",
+						"P95_TOTAL_TOKENS_PER_ASSISTANT_TURN",
+						"MIN_TOTAL_TOKENS_PER_ASSISTANT_TURN",
+						"MAX_COST_PER_ASSISTANT_TURN",
+						"P50_COST_PER_ASSISTANT_TURN",
+						"AVG_ASSISTANT_TURN_DURATION_MS",
+						"P50_ASSISTANT_TURN_DURATION_MS",
+						"P95_ASSISTANT_TURN_DURATION_MS",
+						"MIN_ASSISTANT_TURN_DURATION_MS",
+						"TIMED_ASSISTANT_TURNS",
+						"ASSISTANT_TURN_DURATION_MS",
+					],
+					filter: { sessionIds: [id] },
+				},
+			);
+			expect(perTurn.metrics.rows).toEqual([
+				{
+					values: {
+						p50TotalTokensPerAssistantTurn: 200,
+						p95TotalTokensPerAssistantTurn: 300,
+						minTotalTokensPerAssistantTurn: 100,
+						maxCostPerAssistantTurn: 1,
+						p50CostPerAssistantTurn: 0.5,
+						avgAssistantTurnDurationMs: 7000 / 3,
+						p50AssistantTurnDurationMs: 2000,
+						p95AssistantTurnDurationMs: 4000,
+						minAssistantTurnDurationMs: 1000,
+						timedAssistantTurns: 3,
+						assistantTurnDurationMs: 7000,
+					},
+				},
+			]);
+
+			// The import was created at its header's time; the fork now, with a parent.
+			const created = await query("sessionId values { sessionsCreated forks entries }", {
+				measures: ["SESSIONS_CREATED", "FORKS", "ENTRIES"],
+				dimensions: ["SESSION"],
+				filter: { sessionIds: [id, fork] },
+				orderBy: [{ dimension: "SESSION" }],
+			});
+			expect(created.metrics.rows).toEqual(
+				[
+					{ sessionId: id, values: { sessionsCreated: 1, forks: 0, entries: 8 } },
+					{ sessionId: fork, values: { sessionsCreated: 1, forks: 1, entries: 2 } },
+				].sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1)),
+			);
+			const april = await query("time values { sessionsCreated }", {
+				measures: ["SESSIONS_CREATED"],
+				dimensions: ["TIME"],
+				filter: { sessionIds: [id, fork], from: "2026-04-01T00:00:00Z", to: "2026-04-02T00:00:00Z" },
+			});
+			expect(april.metrics.rows).toEqual([
+				{ time: "2026-04-01T00:00:00.000Z", values: { sessionsCreated: 1 } },
+			]);
+
+			const { tree, path } = (
+				await ok<{ session: { stats: Record<string, Record<string, number | null>> } }>(
+					server,
+					`query($id: String!) { session(sessionId: $id) { stats {
+						tree { p95TotalTokensPerAssistantTurn avgCostPerAssistantTurn maxAssistantTurnDurationMs timedAssistantTurns }
+						path { p95TotalTokensPerAssistantTurn avgCostPerAssistantTurn maxAssistantTurnDurationMs timedAssistantTurns }
+					} } }`,
+					{ id: fork },
+				)
+			).session.stats;
+			// The fork holds the user message and the first turn.
+			const first = {
+				p95TotalTokensPerAssistantTurn: 100,
+				avgCostPerAssistantTurn: 0.5,
+				maxAssistantTurnDurationMs: 4000,
+				timedAssistantTurns: 1,
+			};
+			expect(tree).toEqual(first);
+			expect(path).toEqual(first);
+		});
+
 		it("refuses a malformed query with INVALID_INPUT naming the field", async () => {
 			const base = { measures: ["ENTRIES"] };
 			for (const [q, field] of [

@@ -1639,6 +1639,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 					role: null,
 					provider: null,
 					model: null,
+					toolName: null,
 					author: null,
 					values: { entries: 0 },
 				},

@@ -63,7 +63,16 @@ function sessionFile(id: string, start: number, entries: number): string {
 }
 
 const byDayAndModel: MetricsQuery = {
-	measures: ["entries", "messages", "assistantTurns", "totalTokens", "cost"],
+	measures: [
+		"entries",
+		"messages",
+		"assistantTurns",
+		"totalTokens",
+		"cost",
+		"minTotalTokensPerAssistantTurn",
+		"maxCostPerAssistantTurn",
+		"avgAssistantTurnDurationMs",
+	],
 	dimensions: ["time", "model", "role"],
 	granularity: "day",
 	timeZone: "Europe/Paris",
@@ -200,9 +209,13 @@ describe.each(backends)("workspace rollups folded on %s", (_, open) => {
 		const { store } = await open(NEVER);
 		await store.importSession("ws", sessionFile("s", DAY, 20));
 		// A row the log does not account for (as a change to the rollup rules would leave), then folded.
-		await store.db.execute(sql`insert into usage_rollups
-			select session_key, bucket, entry_type, role, provider, 'ghost', author, entries, tool_calls, tool_results,
-				tool_errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, total_tokens, cost, true
+		await store.db.execute(sql`insert into usage_rollups (session_key, bucket, entry_type, role, provider, model,
+				tool_name, author, entries, tool_calls, tool_results, tool_errors, input_tokens, output_tokens,
+				cache_read_tokens, cache_write_tokens, total_tokens, cost, timed_assistant_turns, assistant_turn_duration_ms,
+				dirty)
+			select session_key, bucket, entry_type, role, provider, 'ghost', tool_name, author, entries, tool_calls,
+				tool_results, tool_errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
+				cost, timed_assistant_turns, assistant_turn_duration_ms, true
 			from usage_rollups where role = 'assistant' limit 1`);
 		await store.foldRollups();
 		expect((await expectExact(store, "ws")).rows.some((r) => r.model === "ghost")).toBe(true);

@@ -1,10 +1,13 @@
 /**
- * Property: for random workspaces (imported pi files with random usage and
- * timestamps over two weeks, a session written by appends, moves, summaries
- * and labels, a fork), every session's stats and every metrics query equal a
- * recomputation from the append logs: each entry placed in its group by its own timestamp, the
- * group measured by session/measures.ts. A backend's rollups are never read
- * by the recomputation.
+ * Property: for random workspaces (imported pi files with random usage, tool
+ * calls, turn durations, creation times and parents, timestamps over two
+ * weeks, a session written by appends, moves, summaries and labels, a fork),
+ * every session's stats and every metrics query equal a recomputation from
+ * the append logs and the session records: each entry placed in its group by
+ * its own timestamp (its named tool calls in their tools' groups), the group
+ * measured by session/measures.ts, turn statistics and session creations
+ * counted here from their definitions. A backend's rollups are never read by
+ * the recomputation.
  */
 import fc from "fast-check";
 import { expect } from "vitest";
@@ -30,6 +33,8 @@ import type { SessionRecord, SessionStore } from "../../src/store/store.js";
 
 const PROVIDERS = ["anthropic", "openai"];
 const MODELS = ["m-small", "m-large", "m-odd"];
+/** Tool names; an index past the end is a call or result without a name. */
+const TOOLS = ["read", "bash", "edit"];
 const ZONES = ["UTC", "Asia/Kolkata", "America/New_York", "Australia/Adelaide"];
 const START = Date.UTC(2026, 9, 28); // two weeks around New York's fall back (2026-11-01)
 const SPAN = 14 * 86_400_000;
@@ -44,7 +49,10 @@ interface Line {
 	cacheRead: number;
 	withTotal: boolean;
 	eighths: number;
-	calls: number;
+	calls: number[];
+	tool: number;
+	/** How long the turn took (the entry's stamp minus the message's); none: the message has no number stamp. */
+	took: number | undefined;
 	isError: boolean;
 	branch: number;
 }
@@ -60,18 +68,35 @@ const line: fc.Arbitrary<Line> = fc.record({
 	withTotal: fc.boolean(),
 	// Costs in eighths add up exactly in any order, so sums compare exactly on every backend.
 	eighths: fc.nat(400),
-	calls: fc.nat(3),
+	calls: fc.array(fc.nat(TOOLS.length), { maxLength: 4 }),
+	tool: fc.nat(TOOLS.length),
+	// Negative: a start stamp after the entry's, which gives no duration.
+	took: fc.option(fc.integer({ min: -3000, max: 90_000 }), { nil: undefined }),
 	isError: fc.boolean(),
 	branch: fc.nat(),
 });
 
+interface File {
+	lines: Line[];
+	/** The header's minute (the session's creation) and whether it names a parent session. */
+	created: number;
+	parent: boolean;
+}
+
+const file: fc.Arbitrary<File> = fc.record({
+	lines: fc.array(line, { minLength: 1, maxLength: 25 }),
+	created: fc.nat(SPAN / 60_000 - 1),
+	parent: fc.boolean(),
+});
+
+/** `timestamp` is the entry's; the message's own stamp is `took` before it. */
 function message(l: Line, timestamp: number): AgentMessage {
 	if (l.role === "user") return { role: "user", content: "hi", timestamp };
 	if (l.role === "toolResult")
 		return {
 			role: "toolResult",
 			toolCallId: "c",
-			toolName: "bash",
+			...(l.tool < TOOLS.length ? { toolName: TOOLS[l.tool] } : {}),
 			content: [],
 			isError: l.isError,
 			timestamp,
@@ -86,29 +111,30 @@ function message(l: Line, timestamp: number): AgentMessage {
 	if (l.withTotal) usage.totalTokens = l.input + l.output + l.cacheRead + 7;
 	return {
 		role: "assistant",
-		content: Array.from({ length: l.calls }, (_, i) => ({
+		content: l.calls.map((tool, i) => ({
 			type: "toolCall",
 			id: `c${i}`,
-			name: "read",
+			...(tool < TOOLS.length ? { name: TOOLS[tool] } : {}),
 			arguments: {},
 		})),
 		provider: PROVIDERS[l.provider],
 		model: MODELS[l.model],
 		usage,
 		stopReason: "stop",
-		timestamp,
+		timestamp: l.took === undefined ? "started" : timestamp - l.took,
 	};
 }
 
 /** A version 3 pi file: entries at their lines' minutes, each a child of an earlier one (branches included). */
-function piFile(sessionId: string, lines: readonly Line[]): string {
+function piFile(sessionId: string, { lines, created, parent }: File): string {
 	const out = [
 		JSON.stringify({
 			type: "session",
 			version: 3,
 			id: sessionId,
-			timestamp: new Date(START).toISOString(),
+			timestamp: new Date(START + created * 60_000).toISOString(),
 			cwd: `/w/${sessionId}`,
+			...(parent ? { parentSession: "/home/u/.pi/sessions/earlier.jsonl" } : {}),
 		}),
 	];
 	const ids: string[] = [];
@@ -131,8 +157,18 @@ function piFile(sessionId: string, lines: readonly Line[]): string {
 	return `${out.join("\n")}\n`;
 }
 
+/** Measures that only some groups have: asked in most queries, so that every run tries them. */
+const RARE = MEASURES.filter((m) => /^(min|max|p50|p95)|^sessionsCreated$|^forks$/.test(m));
+
 const queryOf = fc.record({
-	measures: fc.uniqueArray(fc.constantFrom(...MEASURES), { minLength: 1, maxLength: 5 }),
+	measures: fc
+		.tuple(
+			fc.uniqueArray(fc.constantFrom(...MEASURES), { minLength: 1, maxLength: 4 }),
+			fc.constantFrom<Measure | undefined>(undefined, ...RARE),
+		)
+		.map(([measures, rare]) =>
+			rare === undefined || measures.includes(rare) ? measures : [...measures, rare],
+		),
 	dimensions: fc.uniqueArray(fc.constantFrom(...DIMENSIONS), { maxLength: 3 }),
 	granularity: fc.constantFrom(...GRANULARITIES),
 	timeZone: fc.constantFrom(...ZONES),
@@ -147,8 +183,35 @@ const queryOf = fc.record({
 	limit: fc.integer({ min: 1, max: 60 }),
 });
 
-/** Each entry's value of each dimension (null where it does not apply), for the recomputation. */
-function dimensionValue(d: Dimension, stored: StoredEntry, query: MetricsQuery): string | null {
+/**
+ * What one entry adds to a group: the entry itself (its own figures), or the
+ * calls of one named tool in an assistant message, which count only as tool
+ * calls and belong to that tool's group.
+ */
+interface Part {
+	stored: StoredEntry;
+	/** Null: the entry's own part. */
+	tool: string | null;
+	calls: number;
+}
+
+/** An entry's parts: the entry (with its calls that have no name), then one per named tool called. */
+function partsOf(stored: StoredEntry): Part[] {
+	const { entry } = stored;
+	if (entry.type !== "message") return [{ stored, tool: null, calls: 0 }];
+	const names = summarizeMessage(entry.message).toolCallNames;
+	const own: Part = { stored, tool: null, calls: names.filter((n) => n === "").length };
+	const named = [...new Set(names.filter((n) => n !== ""))].map((tool) => ({
+		stored,
+		tool,
+		calls: names.filter((n) => n === tool).length,
+	}));
+	return [own, ...named];
+}
+
+/** Each part's value of each dimension (null where it does not apply), for the recomputation. */
+function dimensionValue(d: Dimension, part: Part, query: MetricsQuery): string | null {
+	const { stored } = part;
 	const entry = stored.entry;
 	const summary = entry.type === "message" ? summarizeMessage(entry.message) : null;
 	switch (d) {
@@ -164,50 +227,137 @@ function dimensionValue(d: Dimension, stored: StoredEntry, query: MetricsQuery):
 			return summary?.provider || null;
 		case "model":
 			return summary?.model || null;
+		case "toolName":
+			return part.tool ?? (summary?.toolName || null);
 		case "author":
 			return stored.author || null;
 	}
 }
 
-function recomputed(measure: Measure, m: Measures, sessions: number): number | null {
-	if (measure === "activeSessions") return sessions;
-	if (measure === "avgTotalTokensPerAssistantTurn")
-		return m.assistantTurns === 0 ? null : m.totalTokens / m.assistantTurns;
-	if (measure === "avgCostPerAssistantTurn") return m.assistantTurns === 0 ? null : m.cost / m.assistantTurns;
-	return m[measure];
+/** An assistant turn's duration by its definition: entry stamp − message stamp, when that is a number ≥ 0. */
+function durationOf(entry: Entry): number | null {
+	if (entry.type !== "message" || entry.message.role !== "assistant") return null;
+	const started = entry.message.timestamp;
+	if (typeof started !== "number" || !Number.isFinite(started)) return null;
+	const took = Date.parse(entry.timestamp) - started;
+	return took >= 0 ? took : null;
 }
 
-/** The recomputation: every entry of every log, filtered, grouped and measured on its own. */
+interface Group {
+	row: MetricsRow;
+	/** The entries whose own part falls in the group, and the tool calls of every part that does. */
+	entries: Entry[];
+	toolCalls: number;
+	sessions: Set<string>;
+	created: number;
+	forks: number;
+}
+
+/** The smallest value with at least `p` of the values at or below it. */
+const percentile = (values: readonly number[], p: number): number | null =>
+	values.find((v) => values.filter((x) => x <= v).length >= p * values.length) ?? null;
+
+const TURN_MEASURE =
+	/^(avg|min|max|p50|p95)(TotalTokensPerAssistantTurn|CostPerAssistantTurn|AssistantTurnDurationMs)$/;
+
+function recomputed(measure: Measure, g: Group): number | null {
+	const m: Measures = { ...measureEntries(g.entries), toolCalls: g.toolCalls };
+	const turns = g.entries.filter((e) => e.type === "message" && e.message.role === "assistant");
+	const durations = turns.map(durationOf).filter((d): d is number => d !== null);
+	if (measure === "activeSessions") return g.sessions.size;
+	if (measure === "sessionsCreated") return g.created;
+	if (measure === "forks") return g.forks;
+	if (measure === "timedAssistantTurns") return durations.length;
+	if (measure === "assistantTurnDurationMs") return durations.reduce((a, b) => a + b, 0);
+	const turnMeasure = TURN_MEASURE.exec(measure);
+	if (!turnMeasure) return m[measure as keyof Measures] as number;
+	const [, statistic, of] = turnMeasure;
+	const values =
+		of === "AssistantTurnDurationMs"
+			? durations
+			: turns.map((e) => {
+					const usage = summarizeMessage((e as Entry & { type: "message" }).message).usage;
+					return of === "CostPerAssistantTurn"
+						? (usage?.cost.total as number)
+						: (usage?.totalTokens as number);
+				});
+	if (values.length === 0) return null;
+	const sorted = [...values].sort((a, b) => a - b);
+	switch (statistic) {
+		case "avg":
+			return of === "TotalTokensPerAssistantTurn"
+				? m.totalTokens / m.assistantTurns
+				: of === "CostPerAssistantTurn"
+					? m.cost / m.assistantTurns
+					: values.reduce((a, b) => a + b, 0) / values.length;
+		case "min":
+			return sorted[0] as number;
+		case "max":
+			return sorted[sorted.length - 1] as number;
+		default:
+			return percentile(sorted, statistic === "p50" ? 0.5 : 0.95);
+	}
+}
+
+/**
+ * The recomputation: every part of every entry of every log, filtered,
+ * grouped and measured on its own; with sessionsCreated or forks asked, every
+ * session whose creation falls in the range, with the dimensions a session has.
+ */
 function recompute(query: MetricsQuery, logs: ReadonlyArray<{ record: SessionRecord; log: StoredEntry[] }>) {
 	const { filter } = query;
-	const groups = new Map<string, { row: MetricsRow; entries: Entry[]; sessions: Set<string> }>();
+	const groups = new Map<string, Group>();
+	const groupOf = (values: Partial<Record<Dimension, string | null>>): Group => {
+		const row = emptyMetricsRow();
+		for (const d of query.dimensions)
+			(row as unknown as Record<string, unknown>)[DIMENSION_FIELD[d]] = values[d] ?? null;
+		const key = JSON.stringify(DIMENSIONS.map((d) => row[DIMENSION_FIELD[d]]));
+		const group = groups.get(key) ?? {
+			row,
+			entries: [],
+			toolCalls: 0,
+			sessions: new Set(),
+			created: 0,
+			forks: 0,
+		};
+		groups.set(key, group);
+		return group;
+	};
+	const inRange = (at: number) =>
+		(filter.from === undefined || at >= Date.parse(filter.from)) &&
+		(filter.to === undefined || at < Date.parse(filter.to));
+	const creations = query.measures.includes("sessionsCreated") || query.measures.includes("forks");
 	for (const { record, log } of logs) {
 		if (filter.sessionIds && !filter.sessionIds.includes(record.sessionId)) continue;
 		if (filter.cwdPrefix !== undefined && !(record.cwd ?? "").startsWith(filter.cwdPrefix)) continue;
+		// A session has no provider or model: a filter on them leaves its creation out.
+		if (creations && !filter.providers && !filter.models && inRange(Date.parse(record.createdAt))) {
+			const group = groupOf({
+				time: timeBucket(record.createdAt, query.granularity, query.timeZone),
+				session: record.sessionId,
+			});
+			group.created += 1;
+			if (record.parentSessionId !== null) group.forks += 1;
+		}
 		for (const stored of log) {
-			const at = Date.parse(stored.entry.timestamp);
-			if (filter.from !== undefined && at < Date.parse(filter.from)) continue;
-			if (filter.to !== undefined && at >= Date.parse(filter.to)) continue;
+			if (!inRange(Date.parse(stored.entry.timestamp))) continue;
 			const summary = stored.entry.type === "message" ? summarizeMessage(stored.entry.message) : null;
 			if (filter.providers && !filter.providers.includes(summary?.provider ?? "")) continue;
 			if (filter.models && !filter.models.includes(summary?.model ?? "")) continue;
-			const row = emptyMetricsRow();
-			for (const d of query.dimensions)
-				(row as unknown as Record<string, unknown>)[DIMENSION_FIELD[d]] = dimensionValue(d, stored, query);
-			const key = JSON.stringify(DIMENSIONS.map((d) => row[DIMENSION_FIELD[d]]));
-			const group = groups.get(key) ?? { row, entries: [], sessions: new Set<string>() };
-			groups.set(key, group);
-			group.entries.push(stored.entry);
-			group.sessions.add(stored.sessionId);
+			for (const part of partsOf(stored)) {
+				const values: Partial<Record<Dimension, string | null>> = {};
+				for (const d of query.dimensions) values[d] = dimensionValue(d, part, query);
+				const group = groupOf(values);
+				if (part.tool === null) group.entries.push(stored.entry);
+				group.toolCalls += part.calls;
+				group.sessions.add(stored.sessionId);
+			}
 		}
 	}
-	if (groups.size === 0 && query.dimensions.length === 0) {
-		groups.set("", { row: emptyMetricsRow(), entries: [], sessions: new Set() });
-	}
-	const rows = [...groups.values()].map(({ row, entries, sessions }) => {
-		const measured = measureEntries(entries);
-		for (const m of query.measures) row.values[m] = recomputed(m, measured, sessions.size);
-		return row;
+	if (groups.size === 0 && query.dimensions.length === 0) groupOf({});
+	const rows = [...groups.values()].map((group) => {
+		for (const m of query.measures) group.row.values[m] = recomputed(m, group);
+		return group.row;
 	});
 	rows.sort(compareRows(query));
 	return { rows: rows.slice(0, query.limit), truncated: rows.length > query.limit };
@@ -221,6 +371,9 @@ async function logsOf(store: SessionStore, ws: string) {
 	);
 }
 
+/** Order statistics are values of the data, never computed: they compare exactly. */
+const EXACT = /^(min|max|p50|p95)/;
+
 export async function metricsProperty(
 	store: () => SessionStore,
 	workspace: () => string,
@@ -228,27 +381,28 @@ export async function metricsProperty(
 ): Promise<void> {
 	await fc.assert(
 		fc.asyncProperty(
-			fc.array(fc.array(line, { minLength: 1, maxLength: 25 }), { minLength: 1, maxLength: 3 }),
+			fc.array(file, { minLength: 1, maxLength: 3 }),
 			fc.array(queryOf, { minLength: 3, maxLength: 6 }),
 			async (files, queries) => {
 				const ws = workspace();
 				const s = store();
 				const ids: string[] = [];
-				for (const [i, lines] of files.entries()) {
-					const { sessionId } = await s.importSession(ws, piFile(`imp${i}`, lines), { sessionId: `imp${i}` });
+				for (const [i, f] of files.entries()) {
+					const { sessionId } = await s.importSession(ws, piFile(`imp${i}`, f), { sessionId: `imp${i}` });
 					ids.push(sessionId);
 				}
 				// Appends, a move with a summary, a label: the tree-write path, at the server's clock.
+				const first = files[0]?.lines[0] as Line;
 				await s.createSession(ws, { sessionId: "live", cwd: "/w/live" });
 				const u = await s.appendEntry(
 					ws,
 					"live",
-					{ type: "message", message: message({ ...(files[0]?.[0] as Line), role: "user" }, START) },
+					{ type: "message", message: message({ ...first, role: "user" }, START) },
 					{ author: "ana" },
 				);
 				await s.appendEntry(ws, "live", {
 					type: "message",
-					message: message({ ...(files[0]?.[0] as Line), role: "assistant" }, START),
+					message: message({ ...first, role: "assistant", took: 0 }, Date.now() - 1500),
 				});
 				await s.moveLeaf(ws, "live", { targetId: u.entry.entry.id, summary: { summary: "back" } });
 				await s.setLabel(ws, "live", u.entry.entry.id, "start");
@@ -297,8 +451,8 @@ export async function metricsProperty(
 						expect(dims, JSON.stringify(query)).toEqual(wantDims);
 						for (const m of query.measures) {
 							const [a, b] = [values[m], wantValues[m]];
-							if (a === null || b === null || a === undefined || b === undefined)
-								expect(a ?? null).toBe(b ?? null);
+							if (a === null || b === null || a === undefined || b === undefined || EXACT.test(m))
+								expect(a ?? null, `${m} ${JSON.stringify(query)}`).toBe(b ?? null);
 							else expect(a, `${m} ${JSON.stringify(query)}`).toBeCloseTo(b, 6);
 						}
 					});

@@ -9,6 +9,7 @@ import {
 	DIMENSIONS,
 	type Dimension,
 	GRANULARITIES,
+	isTurnMeasure,
 	MEASURES,
 	type Measure,
 	type MetricsOrder,
@@ -20,6 +21,7 @@ import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { EntryTypeEnum, SessionRef } from "../refs.js";
 import { eventPayload, guarded, type Item } from "./events.js";
+import { describeTurnMeasure, TIMED_TURNS } from "./usage.js";
 
 const screaming = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 
@@ -49,7 +51,10 @@ const COUNTS = new Set<Measure>([
 	"branchSummaries",
 	"compactions",
 	"labels",
+	"timedAssistantTurns",
 	"activeSessions",
+	"sessionsCreated",
+	"forks",
 ]);
 
 const MEASURE_DESCRIPTIONS: Partial<Record<Measure, string>> = {
@@ -60,20 +65,30 @@ const MEASURE_DESCRIPTIONS: Partial<Record<Measure, string>> = {
 	toolErrors: "Tool results with isError true.",
 	totalTokens: "Sum of normalised totalTokens (TokenUsage).",
 	cost: "Sum of usage.cost.total.",
+	timedAssistantTurns: TIMED_TURNS,
+	assistantTurnDurationMs: "Sum of the assistant turns' durations in ms.",
 	leafMoves: "Moves of the leaf pointer.",
-	activeSessions: "Sessions with at least one counted entry.",
+	activeSessions: "Sessions with at least one counted entry (or tool call, grouped by TOOL_NAME).",
+	sessionsCreated:
+		"Sessions created in the range (an import: its header's timestamp), in the TIME bucket of their creation. A session has no entry type, role, provider, model, tool name or author, and none of the providers or models a filter keeps.",
+	forks: "Of sessionsCreated, those with a parent session.",
 	avgTotalTokensPerAssistantTurn: "totalTokens ÷ assistantTurns; null without assistant turns.",
 	avgCostPerAssistantTurn: "cost ÷ assistantTurns; null without assistant turns.",
+	avgAssistantTurnDurationMs: "assistantTurnDurationMs ÷ timedAssistantTurns; null without timed turns.",
 };
+
+const describeMeasure = (measure: Measure): string | undefined =>
+	MEASURE_DESCRIPTIONS[measure] ?? (isTurnMeasure(measure) ? describeTurnMeasure(measure) : undefined);
 
 const MeasureValuesRef = builder.objectRef<MetricsRow["values"]>("MeasureValues").implement({
 	description: "The measures a query asked for; a measure it did not ask for is null.",
 	fields: (t) =>
 		Object.fromEntries(
 			MEASURES.map((measure) => {
+				const description = describeMeasure(measure);
 				const options = {
 					nullable: true,
-					...(MEASURE_DESCRIPTIONS[measure] ? { description: MEASURE_DESCRIPTIONS[measure] } : {}),
+					...(description === undefined ? {} : { description }),
 					resolve: (values: MetricsRow["values"]) => values[measure] ?? null,
 				} as const;
 				return [measure, COUNTS.has(measure) ? t.int(options) : t.float(options)];
@@ -101,6 +116,11 @@ const MetricsRowRef = builder.objectRef<MetricsRow>("MetricsRow").implement({
 		role: t.exposeString("role", { nullable: true }),
 		provider: t.exposeString("provider", { nullable: true }),
 		model: t.exposeString("model", { nullable: true }),
+		toolName: t.exposeString("toolName", {
+			nullable: true,
+			description:
+				"A tool result's tool, or the tool that tool calls call; null for everything else of an assistant message (its tokens, cost, duration).",
+		}),
 		author: t.exposeString("author", { nullable: true }),
 		values: t.field({ type: MeasureValuesRef, resolve: (r) => r.values }),
 	}),

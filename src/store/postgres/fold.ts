@@ -28,7 +28,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { ROLLUP_FIGURES, type RollupKey } from "../../session/rollup.js";
+import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, type RollupKey } from "../../session/rollup.js";
 import type { Db } from "./queries.js";
 import { sessions, usageRollups, workspaceRollups } from "./schema.js";
 import { executeRows } from "./statements.js";
@@ -40,8 +40,15 @@ const KEY_FIELDS = Object.keys({
 	role: true,
 	provider: true,
 	model: true,
+	toolName: true,
 	author: true,
 } satisfies Record<keyof RollupKey, true>) as (keyof RollupKey)[];
+
+/** The extremes' columns with how rows of one key merge them (session/rollup.ts). */
+export const EXTREME_COLUMNS = [
+	...ROLLUP_MINIMA.map((f) => ({ column: usageRollups[f], merge: sql`min` })),
+	...ROLLUP_MAXIMA.map((f) => ({ column: usageRollups[f], merge: sql`max` })),
+];
 
 /** `alias.column`: the statements below read the same table under several names. */
 export const ref = (alias: string, column: PgColumn) =>
@@ -108,6 +115,7 @@ async function foldBatch(db: Db, ws: string): Promise<number | null> {
 		const rows = sql`array(select jsonb_array_elements_text(${JSON.stringify(locked.map((l) => l.row))}::jsonb)::tid)`;
 		const key = keyColumns("k");
 		const figures = ROLLUP_FIGURES.map((f) => usageRollups[f]);
+		const extremes = EXTREME_COLUMNS.map((e) => e.column);
 		// This statement's snapshot sees the locked rows as they are: nobody can change them before the commit.
 		await tx.execute(sql`with folded as (
 				select * from ${usageRollups} as f where ${ref("f", usageRollups.dirty)} and f.ctid = any(${rows})
@@ -115,7 +123,12 @@ async function foldBatch(db: Db, ws: string): Promise<number | null> {
 				select distinct ${sql.join(keyColumns("folded"), sql`, `)} from folded
 			), sums as (
 				select ${sql.join(key, sql`, `)}, ${sql.join(
-					figures.map((c) => sql`sum(${ref("x", c)}) as ${bare(c)}`),
+					[
+						...figures.map((c) => sql`sum(${ref("x", c)}) as ${bare(c)}`),
+						...EXTREME_COLUMNS.map(
+							({ column, merge }) => sql`${merge}(${ref("x", column)}) as ${bare(column)}`,
+						),
+					],
 					sql`, `,
 				)}
 				from keys as k join ${usageRollups} as x on ${sameKey("k", "x")}
@@ -125,14 +138,14 @@ async function foldBatch(db: Db, ws: string): Promise<number | null> {
 				insert into ${workspaceRollups} (${bare(workspaceRollups.workspaceId)}, ${sql.join(
 					KEY_FIELDS.map((f) => bare(workspaceRollups[f])),
 					sql`, `,
-				)}, ${sql.join(figures.map(bare), sql`, `)})
+				)}, ${sql.join([...figures, ...extremes].map(bare), sql`, `)})
 				select ${ws}, ${sql.join(keyColumns("sums"), sql`, `)}, ${sql.join(
-					figures.map((c) => ref("sums", c)),
+					[...figures, ...extremes].map((c) => ref("sums", c)),
 					sql`, `,
 				)}
 				from sums where not ${countsNothing("sums")}
 				on conflict on constraint workspace_rollups_pk do update set ${sql.join(
-					figures.map((c) => sql`${bare(c)} = excluded.${bare(c)}`),
+					[...figures, ...extremes].map((c) => sql`${bare(c)} = excluded.${bare(c)}`),
 					sql`, `,
 				)}
 			), emptied as (
@@ -171,10 +184,16 @@ export async function dirtyWorkspaces(db: Db): Promise<string[]> {
 	return rows.map((r) => r.ws);
 }
 
-/** Zeroes a session's rows and marks them dirty (a rebuild, before it adds them again): see the header. */
+/**
+ * Zeroes a session's rows (their extremes none) and marks them dirty (a
+ * rebuild, before it adds them again): see the header.
+ */
 export function zeroSessionRollups(sessionKey: number): SQL {
 	return sql`update ${usageRollups} set ${sql.join(
-		ROLLUP_FIGURES.map((f) => sql`${bare(usageRollups[f])} = 0`),
+		[
+			...ROLLUP_FIGURES.map((f) => sql`${bare(usageRollups[f])} = 0`),
+			...EXTREME_COLUMNS.map(({ column }) => sql`${bare(column)} = null`),
+		],
 		sql`, `,
 	)}, ${bare(usageRollups.dirty)} = true
 		where ${usageRollups.sessionKey} = ${sessionKey}`;

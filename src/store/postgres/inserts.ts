@@ -1,20 +1,22 @@
 /**
  * The statements that write entry rows: the bulk INSERT of an import or a
  * fork, and an append's one statement (rows in, pointer moved). Each adds the
- * rows' rollups (./schema.ts usageRollups) in the same statement. Columns are
- * the schema's (./schema.ts), as in ./queries.ts.
+ * rows' rollups (./schema.ts usageRollups) and their assistant turns' rows
+ * (assistantTurns) in the same statement. Columns are the schema's
+ * (./schema.ts), as in ./queries.ts.
  */
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { StoredEntry } from "../../session/entry.js";
-import { ROLLUP_FIGURES, rollupRows } from "../../session/rollup.js";
+import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, rollupRows, turnRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
 import { type Db, sessionKeyOf } from "./queries.js";
 import { entryInserts } from "./rows.js";
-import { activityLog, entries, sessions, usageRollups } from "./schema.js";
+import { activityLog, assistantTurns, entries, sessions, usageRollups } from "./schema.js";
 
 const entryTable = getTableColumns(entries);
 const rollupTable = getTableColumns(usageRollups);
+const turnTable = getTableColumns(assistantTurns);
 
 /**
  * Rows as the JSON array `jsonb_populate_recordset` expands: each field under
@@ -41,6 +43,11 @@ function rollupRecords(rows: readonly StoredEntry[]): string {
 	return records(rollupTable, rollupRows(rows));
 }
 
+/** The rows' assistant turns (session/rollup.ts turnRows); "[]" when they have none. */
+function turnRecords(rows: readonly StoredEntry[]): string {
+	return records(turnTable, turnRows(rows));
+}
+
 /**
  * INSERT of rows given as one JSON parameter, expanded by the server into the
  * table's own row type: cheap to build for a thousand rows (an import) as for
@@ -48,7 +55,12 @@ function rollupRecords(rows: readonly StoredEntry[]): string {
  * row; `from` names what it refers to (a CTE), whose rows also decide
  * whether the rows go in at all (none when it has none).
  */
-function insertRecords(table: typeof entries | typeof usageRollups, key: SQL, records: SQL, from?: SQL): SQL {
+function insertRecords(
+	table: typeof entries | typeof usageRollups | typeof assistantTurns,
+	key: SQL,
+	records: SQL,
+	from?: SQL,
+): SQL {
 	const columns = Object.values(getTableColumns(table)).filter((column) => !DEFAULTED.has(column));
 	// An INSERT's column list takes bare names (`${entries.id}` would render table-qualified).
 	const names = columns.map((column) => sql.identifier(column.name));
@@ -65,6 +77,8 @@ const DEFAULTED = new Set<PgColumn>([usageRollups.dirty]);
 
 const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entries, key, records, from);
 
+const insertTurns = (key: SQL, records: SQL, from?: SQL) => insertRecords(assistantTurns, key, records, from);
+
 /**
  * Adds rollup rows given as one JSON parameter to the session's rollups: a
  * new key is inserted, a known one has each figure added (figures are sums:
@@ -73,10 +87,17 @@ const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entr
  * Either way the row is dirty until the next fold (./fold.ts).
  */
 function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
-	const added = ROLLUP_FIGURES.map((f) => {
-		const column = sql.identifier(rollupTable[f].name);
-		return sql`${column} = ${usageRollups}.${column} + excluded.${column}`;
-	});
+	const merged = (fields: readonly (keyof typeof rollupTable)[], merge: (column: SQLWrapper) => SQL) =>
+		fields.map((f) => {
+			const column = sql.identifier(rollupTable[f].name);
+			return sql`${column} = ${merge(column)}`;
+		});
+	// least() and greatest() skip nulls: a row without a turn leaves the extremes as they are.
+	const added = [
+		...merged(ROLLUP_FIGURES, (c) => sql`${usageRollups}.${c} + excluded.${c}`),
+		...merged(ROLLUP_MINIMA, (c) => sql`least(${usageRollups}.${c}, excluded.${c})`),
+		...merged(ROLLUP_MAXIMA, (c) => sql`greatest(${usageRollups}.${c}, excluded.${c})`),
+	];
 	return sql`${insertRecords(usageRollups, key, rollups, from)}
 		on conflict on constraint usage_rollups_pk do update set ${sql.join(added, sql`, `)}, ${sql.identifier(usageRollups.dirty.name)} = true`;
 }
@@ -105,14 +126,19 @@ export async function insertEntryBatches(
 		const batch = rows.slice(i, i + INSERT_BATCH);
 		const key = sql`${sessionKey}::integer`;
 		await db.execute(
-			sql`with rolled as (${addRollups(key, sql`${rollupRecords(batch)}`)})
+			sql`with rolled as (${addRollups(key, sql`${rollupRecords(batch)}`)}),
+				turned as (${insertTurns(key, sql`${turnRecords(batch)}`)})
 				${insertEntries(key, sql`${entryRecords(batch)}`)}`,
 		);
 		onBatch?.(i + batch.length);
 	}
 }
 
-/** Adds the rollups of a session's entries (a rebuild), in batches like insertEntryBatches. */
+/**
+ * Adds the rollups and turn rows of a session's entries (a rebuild, after
+ * its rows were zeroed and its turns deleted), in batches like
+ * insertEntryBatches.
+ */
 export async function addRollupBatches(
 	db: Db,
 	sessionKey: number,
@@ -120,7 +146,11 @@ export async function addRollupBatches(
 ): Promise<void> {
 	for (let i = 0; i < rows.length; i += INSERT_BATCH) {
 		const batch = rows.slice(i, i + INSERT_BATCH);
-		await db.execute(addRollups(sql`${sessionKey}::integer`, sql`${rollupRecords(batch)}`));
+		const key = sql`${sessionKey}::integer`;
+		await db.execute(
+			sql`with turned as (${insertTurns(key, sql`${turnRecords(batch)}`)})
+				${addRollups(key, sql`${rollupRecords(batch)}`)}`,
+		);
 	}
 }
 
@@ -154,8 +184,10 @@ export function appendStatement(
 	next: SessionPointer,
 ): SQL {
 	const key = sessionKeyOf(ws, sessionId);
+	const turns = turnRecords(rows);
 	return sql`with appended as (${insertEntries(key, sql`${entryRecords(rows)}`)}),
 		rolled as (${addRollups(key, sql`${rollupRecords(rows)}`)}),
+		${turns === "[]" ? sql`` : sql`turned as (${insertTurns(key, sql`${turns}`)}),`}
 		logged as (${logActivity(key, sql`${rows[0]?.seq ?? next.lastSeq}::integer`, sql`${next.lastSeq}::integer`, false)})
 		update ${sessions} set ${setPointer({
 			leafId: sql`${next.leafId}`,
@@ -195,6 +227,8 @@ export function conditionalAppend(): SQL {
 			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}
 		), rolled as (
 			${addRollups(sql`moved.key`, sql`${p("rollups")}::text`, sql`moved`)}
+		), turned as (
+			${insertTurns(sql`moved.key`, sql`${p("turns")}::text`, sql`moved`)}
 		), logged as (
 			${logActivity(sql`moved.key`, sql`${p("fromSeq")}::integer`, sql`${p("lastSeq")}::integer`, false, sql`moved`)}
 		)
@@ -215,6 +249,7 @@ export function conditionalAppendValues(
 		expectedSeq,
 		rows: entryRecords(rows),
 		rollups: rollupRecords(rows),
+		turns: turnRecords(rows),
 		fromSeq: rows[0]?.seq ?? next.lastSeq,
 		leafId: next.leafId,
 		leafDepth: next.leafDepth,

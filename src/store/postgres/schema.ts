@@ -51,6 +51,8 @@ export const sessions = pgTable(
 		primaryKey({ columns: [t.workspaceId, t.id] }),
 		unique("sessions_key").on(t.key),
 		index("sessions_by_activity").on(t.workspaceId, t.updatedAt.desc(), t.id.desc()),
+		// Sessions created in a range (metrics' sessionsCreated and forks).
+		index("sessions_by_creation").on(t.workspaceId, t.createdAt),
 	],
 );
 
@@ -96,6 +98,7 @@ const rollupKeyColumns = () => ({
 	role: text("role").notNull(),
 	provider: text("provider").notNull(),
 	model: text("model").notNull(),
+	toolName: text("tool_name").notNull(),
 	author: text("author").notNull(),
 });
 
@@ -112,6 +115,18 @@ const rollupFigureColumns = () => ({
 	cacheWriteTokens: doublePrecision("cache_write_tokens").notNull(),
 	totalTokens: doublePrecision("total_tokens").notNull(),
 	cost: doublePrecision("cost").notNull(),
+	timedAssistantTurns: integer("timed_assistant_turns").notNull(),
+	assistantTurnDurationMs: doublePrecision("assistant_turn_duration_ms").notNull(),
+});
+
+/** A rollup row's extremes (session/rollup.ts RollupExtremes): null without an assistant turn. */
+const rollupExtremeColumns = () => ({
+	minTotalTokens: doublePrecision("min_total_tokens"),
+	maxTotalTokens: doublePrecision("max_total_tokens"),
+	minCost: doublePrecision("min_cost"),
+	maxCost: doublePrecision("max_cost"),
+	minDurationMs: doublePrecision("min_duration_ms"),
+	maxDurationMs: doublePrecision("max_duration_ms"),
 });
 
 /**
@@ -129,6 +144,7 @@ export const usageRollups = pgTable(
 		sessionKey: integer("session_key").notNull(),
 		...rollupKeyColumns(),
 		...rollupFigureColumns(),
+		...rollupExtremeColumns(),
 		/**
 		 * Changed since the workspace's rows were last folded from it
 		 * (./fold.ts): every write sets it, only a fold clears it.
@@ -139,7 +155,7 @@ export const usageRollups = pgTable(
 		// A workspace's time range reads its sessions' keys, then each one's buckets: this key's prefix.
 		primaryKey({
 			name: "usage_rollups_pk",
-			columns: [t.sessionKey, t.bucket, t.entryType, t.role, t.provider, t.model, t.author],
+			columns: [t.sessionKey, t.bucket, t.entryType, t.role, t.provider, t.model, t.toolName, t.author],
 		}),
 		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
 		// Few rows once folded: the fold and a metrics query find them without reading the others.
@@ -162,12 +178,43 @@ export const workspaceRollups = pgTable(
 		workspaceId: text("workspace_id").notNull(),
 		...rollupKeyColumns(),
 		...rollupFigureColumns(),
+		...rollupExtremeColumns(),
 	},
 	(t) => [
 		primaryKey({
 			name: "workspace_rollups_pk",
-			columns: [t.workspaceId, t.bucket, t.entryType, t.role, t.provider, t.model, t.author],
+			columns: [t.workspaceId, t.bucket, t.entryType, t.role, t.provider, t.model, t.toolName, t.author],
 		}),
+	],
+);
+
+/**
+ * One row per assistant turn (session/rollup.ts TurnRow): the values a
+ * percentile needs one by one, which no sum can give. Written by the
+ * statement that writes the turn's entry, like the rollups; read only by a
+ * metrics query that asks for a percentile (and by a session's stats): one
+ * narrow row per assistant turn in range, never the entries. Not folded.
+ * Rebuilt with the rollups.
+ */
+export const assistantTurns = pgTable(
+	"assistant_turns",
+	{
+		sessionKey: integer("session_key").notNull(),
+		/** The turn's entry (entries.seq). */
+		seq: integer("seq").notNull(),
+		bucket: timestamp("bucket", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+		provider: text("provider").notNull(),
+		model: text("model").notNull(),
+		author: text("author").notNull(),
+		totalTokens: doublePrecision("total_tokens").notNull(),
+		cost: doublePrecision("cost").notNull(),
+		/** Null: the turn has no duration (session/turns.ts). */
+		durationMs: doublePrecision("duration_ms"),
+	},
+	(t) => [
+		// A workspace's time range reads its sessions' keys, then each one's buckets, as for the rollups.
+		primaryKey({ name: "assistant_turns_pk", columns: [t.sessionKey, t.bucket, t.seq] }),
+		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
 	],
 );
 

@@ -15,6 +15,16 @@ import {
 } from "../../session/rollup.js";
 import type { SessionStats } from "../../session/session-stats.js";
 import type { Comparison } from "../../session/tree-view.js";
+import {
+	assistantTurnOf,
+	PERCENTILES,
+	type Spread,
+	TURN_STATISTICS,
+	TURN_VALUES,
+	type TurnStatistic,
+	type TurnValue,
+	turnSpreads,
+} from "../../session/turns.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
@@ -79,7 +89,7 @@ import {
 	tipRows,
 } from "./queries.js";
 import { isoText, setLabels, toRecord, toStored } from "./rows.js";
-import { entries, sessions, usageRollups } from "./schema.js";
+import { assistantTurns, entries, sessions, usageRollups } from "./schema.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
 import { executeRows } from "./statements.js";
@@ -415,8 +425,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 					.where(and(eq(sessions.key, key), options.missingOnly ? missing : undefined))
 					.for("update");
 				if (!locked) return false;
-				// Zeroed, not deleted, so the workspace's folded rows stay exact (./fold.ts).
+				// Zeroed, not deleted, so the workspace's folded rows stay exact (./fold.ts); turn rows are not folded.
 				await tx.execute(zeroSessionRollups(key));
+				await tx.delete(assistantTurns).where(eq(assistantTurns.sessionKey, key));
 				const rows = await entryLogRows(tx, ws, id, {
 					afterSeq: 0,
 					beforeSeq: undefined,
@@ -440,8 +451,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	/**
 	 * A session's stats without reading its log: the tree's measures from its
-	 * rollups, its shape from the placement columns (tips through the
-	 * children index), and the path's measures from the path walk.
+	 * rollups, its turns' spreads from its turn rows, its shape from the
+	 * placement columns (tips through the children index), and the path's
+	 * measures and spreads from the path walk.
 	 */
 	async sessionStats(ws: string, sessionId: string): Promise<SessionStats> {
 		// First: a missing session is NOT_FOUND here.
@@ -454,6 +466,29 @@ export class PgStore extends TreeWrites implements SessionStore {
 				from ${usageRollups} where ${usageRollups.sessionKey} = ${key}
 				group by 1, 2`,
 		);
+		const statistics = TURN_VALUES.flatMap((value) => {
+			const column = assistantTurns[value];
+			const as = (statistic: TurnStatistic) => sql.identifier(`${value}.${statistic}`);
+			return [
+				sql`min(${column}) as ${as("min")}`,
+				sql`max(${column}) as ${as("max")}`,
+				...(["p50", "p95"] as const).map(
+					(p) =>
+						sql`percentile_disc(${PERCENTILES[p]}::float8) within group (order by ${column}) as ${as(p)}`,
+				),
+			];
+		});
+		const [turns] = await executeRows<Record<string, number | null>>(
+			this.db,
+			sql`select ${sql.join(statistics, sql`, `)} from ${assistantTurns} where ${assistantTurns.sessionKey} = ${key}`,
+		);
+		const spread = (value: TurnValue) =>
+			Object.fromEntries(
+				TURN_STATISTICS.map((statistic) => {
+					const v = turns?.[`${value}.${statistic}`];
+					return [statistic, v === null || v === undefined ? null : Number(v)];
+				}),
+			) as Spread;
 		// The session's entry rows `e`; `c` their child nodes (a tip has none), `f` the first and last by seq.
 		const e = (column: PgColumn) => sql`e.${sql.identifier(column.name)}`;
 		const c = (column: PgColumn) => sql`c.${sql.identifier(column.name)}`;
@@ -478,6 +513,12 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return {
 			tree: measuresOfRollups(rollups),
 			path: measureEntries(path.map((stored) => stored.entry)),
+			treeTurns: {
+				totalTokens: spread("totalTokens"),
+				cost: spread("cost"),
+				durationMs: spread("durationMs"),
+			},
+			pathTurns: turnSpreads(path.flatMap((stored) => assistantTurnOf(stored.entry) ?? [])),
 			tips: Number(shape?.tips ?? 0),
 			maxDepth: shape?.maxDepth == null ? -1 : Number(shape.maxDepth),
 			firstActivity: shape?.first ?? null,
