@@ -160,17 +160,24 @@ async function foldBatch(db: Db, ws: string): Promise<number | null> {
 	});
 }
 
+export interface Folded {
+	/** Dirty rows cleared. */
+	cleared: number;
+	/** False when another fold of the workspace had the turn: rows it had not locked may be left. */
+	finished: boolean;
+}
+
 /**
  * Folds the workspace's dirty rows, a batch per transaction, until none is
- * left or another fold has the turn. Returns the rows cleared.
+ * left or another fold has the turn.
  */
-export async function foldWorkspace(db: Db, ws: string): Promise<number> {
+export async function foldWorkspace(db: Db, ws: string): Promise<Folded> {
 	let cleared = 0;
 	for (;;) {
 		const batch = await foldBatch(db, ws);
-		if (batch === null || batch === 0) return cleared;
+		if (batch === null) return { cleared, finished: false };
 		cleared += batch;
-		if (batch < FOLD_BATCH) return cleared;
+		if (batch < FOLD_BATCH) return { cleared, finished: true };
 	}
 }
 
@@ -215,7 +222,8 @@ export class FoldSchedule {
 	private listing: Promise<void> | undefined;
 
 	constructor(
-		private readonly fold: (ws: string) => Promise<unknown>,
+		/** Resolves false when the workspace must be folded again (another fold had the turn). */
+		private readonly fold: (ws: string) => Promise<boolean>,
 		private readonly delayMs = FOLD_DELAY_MS,
 	) {}
 
@@ -251,7 +259,9 @@ export class FoldSchedule {
 		this.due.clear();
 		for (const ws of workspaces) {
 			if (this.closed) return;
-			await this.fold(ws).catch(() => {});
+			// Another instance's fold had the turn and may have locked its rows before this one's writes:
+			// try again later rather than leave them dirty until the workspace's next write.
+			if (!(await this.fold(ws).catch(() => true))) this.due.add(ws);
 		}
 	}
 

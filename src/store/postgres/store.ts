@@ -140,7 +140,10 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.db = db;
 		this.statistics = new AnalyzeSchedule(options.upkeep);
 		this.foldDb = options.foldDb ?? db;
-		this.folds = new FoldSchedule((ws) => foldWorkspace(this.foldDb, ws), options.foldDelayMs);
+		this.folds = new FoldSchedule(
+			async (ws) => (await foldWorkspace(this.foldDb, ws)).finished,
+			options.foldDelayMs,
+		);
 		this.backend = options.backend;
 		this.closeClient = options.close;
 		this.writes = new PgWrites(db, {
@@ -614,7 +617,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 	/** Folds every workspace's dirty rollups now (./fold.ts): after a rebuild, or to catch up another instance's. */
 	async foldRollups(): Promise<number> {
 		let cleared = 0;
-		for (const ws of await dirtyWorkspaces(this.foldDb)) cleared += await foldWorkspace(this.foldDb, ws);
+		for (const ws of await dirtyWorkspaces(this.foldDb))
+			cleared += (await foldWorkspace(this.foldDb, ws)).cleared;
 		return cleared;
 	}
 
