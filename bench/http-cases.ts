@@ -57,7 +57,7 @@ const BRANCH = `query($s: String!) { session(sessionId: $s) { branch { entryId }
 const CREATE = `mutation($s: String!) { createSession(input: { sessionId: $s }) { sessionId } }`;
 
 /** The tables a write adds rollup rows to (src/store/postgres/schema.ts). */
-const ROLLUP_TABLES = ["usage_rollups"];
+const ROLLUP_TABLES = ["usage_rollups", "assistant_turns"];
 
 /**
  * "Without rollups" for issue 11's write-cost ratio: a trigger discards the
