@@ -7,6 +7,7 @@
  * test holds to a recomputation from the log (metrics-property.ts); asking
  * for `activeSessions` makes a query read the sessions' rows.
  */
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import type { MetricsQuery, MetricsResult } from "../../src/session/metrics.js";
 import { openPglite, openPostgres } from "../../src/store/postgres/open.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "../support/databases.js";
+import { freshPgliteDirectory } from "../support/pglite-directories.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -138,8 +140,12 @@ const backends: Array<[string, Open]> = [
 	[
 		"pglite",
 		async (foldDelayMs) => {
-			const store = await openPglite(undefined, { foldDelayMs });
-			cleanups.push(() => store.close());
+			const dir = freshPgliteDirectory("session-tree-fold-");
+			const store = await openPglite(dir, { foldDelayMs });
+			cleanups.push(
+				async () => rmSync(dir, { recursive: true, force: true }),
+				() => store.close(),
+			);
 			return { store };
 		},
 	],
