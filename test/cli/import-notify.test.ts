@@ -34,12 +34,13 @@ afterAll(async () => {
 	await database?.drop();
 });
 
+/** The entry point as `npm run import` runs it under tsx, in one Node process (npx and tsx's CLI would add two). */
 function runImporter(
 	args: string[],
 	env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stderr: string }> {
 	return new Promise((resolvePromise, reject) => {
-		const child = spawn("npx", ["tsx", "src/cli/import.ts", ...args], {
+		const child = spawn(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
 			cwd: ROOT,
 			env: { ...process.env, ...env },
 			stdio: ["ignore", "ignore", "pipe"],

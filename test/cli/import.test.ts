@@ -438,9 +438,10 @@ interface Run {
 	stderr: string;
 }
 
+/** The entry point as `npm run import` runs it under tsx, in one Node process (npx and tsx's CLI would add two). */
 function runImporter(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 	return new Promise((resolvePromise, reject) => {
-		const child = spawn("npx", ["tsx", "src/cli/import.ts", ...args], {
+		const child = spawn(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
 			cwd: ROOT,
 			env: { ...process.env, ...env },
 			stdio: ["ignore", "pipe", "pipe"],
@@ -494,18 +495,21 @@ describe("npm run import (the entry point, as a child process on PGlite)", () =>
 
 	it("exits 2 with the usage on usage errors, before opening a store", async () => {
 		const env = { DATABASE_URL: "", PGLITE_DIR: join(dir, "pglite") };
-		const none = await runImporter([], env);
+		// In parallel: each run starts Node and tsx.
+		const [none, missing, unknown] = await Promise.all([
+			runImporter([], env),
+			runImporter([join(dir, "does-not-exist")], env),
+			runImporter(["--frobnicate", dir], env),
+		]);
 		expect(none.code).toBe(2);
 		expect(none.stderr).toContain("no file or directory given");
 		expect(none.stderr).toContain("usage: npm run import");
 		expect(none.stdout).toBe("");
 
-		const missing = await runImporter([join(dir, "does-not-exist")], env);
 		expect(missing.code).toBe(2);
 		expect(missing.stderr).toContain(`no such file or directory: ${join(dir, "does-not-exist")}`);
 		expect(missing.stderr).toContain("usage: npm run import");
 
-		const unknown = await runImporter(["--frobnicate", dir], env);
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain("unknown option --frobnicate");
 		expect(existsSync(join(dir, "pglite"))).toBe(false);
