@@ -112,7 +112,7 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
 	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts"> {
+export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts" | "foldDelayMs"> {
 	/** Live events a slow subscriber may fall behind by. */
 	bufferSize?: number;
 	/** A live metrics query sends at most one result per this many ms. */
@@ -131,6 +131,7 @@ export async function openServices(
 	const storeOptions = {
 		...(options.onQuery ? { onQuery: options.onQuery } : {}),
 		...(options.statementTimeouts ? { statementTimeouts: options.statementTimeouts } : {}),
+		...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
 	};
 	// The listening side of store/open.ts's `commitAnnouncer`: Postgres NOTIFYs, the others call onCommit.
 	if (config.backend === "postgres") {

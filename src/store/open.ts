@@ -17,7 +17,7 @@ export type StoreConfig =
 	| { backend: "pglite"; dataDir: string }
 	| { backend: "postgres"; url: string };
 
-export interface StoreOptions extends Pick<OpenOptions, "onQuery" | "statementTimeouts"> {
+export interface StoreOptions extends Pick<OpenOptions, "onQuery" | "statementTimeouts" | "foldDelayMs"> {
 	/**
 	 * Called in this process after each commit, on the backends one process
 	 * serves (memory, PGlite). Never called on Postgres: see `commitAnnouncer`.
