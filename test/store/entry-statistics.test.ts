@@ -1,0 +1,88 @@
+/**
+ * The planner statistics the store's own ANALYZE keeps (postgres/upkeep.ts):
+ * the entry columns plans estimate from, and not the payload or the search
+ * index's expression (drizzle/0011_entry_statistics.sql), whose per-row text
+ * made an ANALYZE 50 times slower while no plan could use it. On Postgres
+ * and PGlite, both of which run the migration.
+ */
+import { rmSync } from "node:fs";
+import { sql } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import type { PgStore } from "../../src/store/postgres/store.js";
+import { createTestDatabase } from "../support/databases.js";
+import { freshPgliteDirectory } from "../support/pglite-directories.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+	for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function rows<T>(store: PgStore, query: ReturnType<typeof sql>): Promise<T[]> {
+	const result = (await store.db.execute(query)) as unknown;
+	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/** A session of user messages with text the search index covers. */
+function sessionFile(entries: number): string {
+	const lines = [
+		JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-06-01T00:00:00.000Z" }),
+	];
+	for (let i = 0; i < entries; i++)
+		lines.push(
+			JSON.stringify({
+				type: "message",
+				id: `e${i}`,
+				parentId: i === 0 ? null : `e${i - 1}`,
+				timestamp: "2026-06-01T00:00:00.000Z",
+				message: { role: "user", content: `question ${i} about the parser`, timestamp: 0 },
+			}),
+		);
+	return `${lines.join("\n")}\n`;
+}
+
+describe.each([
+	[
+		"postgres",
+		async () => {
+			const database = await createTestDatabase();
+			const store = await openPostgres(database.url);
+			cleanups.push(
+				() => database.drop(),
+				() => store.close(),
+			);
+			return store;
+		},
+	],
+	[
+		"pglite",
+		async () => {
+			const dir = freshPgliteDirectory();
+			const store = await openPglite(dir);
+			cleanups.push(
+				async () => rmSync(dir, { recursive: true, force: true }),
+				() => store.close(),
+			);
+			return store;
+		},
+	],
+] as const)("entry statistics on %s", (_, open) => {
+	it("covers the keys plans use, not the payload or the search text", async () => {
+		const store = await open();
+		await store.importSession("ws", sessionFile(200), { sessionId: "s" });
+		await store.analyze();
+		const columns = await rows<{ column: string }>(
+			store,
+			sql`select attname::text as column from pg_stats where tablename = 'entries' order by 1`,
+		);
+		const analyzed = columns.map((c) => c.column);
+		expect(analyzed).toEqual(expect.arrayContaining(["session_key", "id", "parent_id", "seq", "type"]));
+		expect(analyzed).not.toContain("payload");
+		// An expression index's statistics are stored under the index's name.
+		const search = await rows<{ n: number }>(
+			store,
+			sql`select count(*)::integer as n from pg_stats where tablename = 'entries_search'`,
+		);
+		expect(search[0]?.n).toBe(0);
+	});
+});
