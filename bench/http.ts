@@ -192,7 +192,7 @@ export function formatHttpTable(results: readonly HttpResult[]): string {
 function formatHttpLegend(results: readonly HttpResult[]): string {
 	return [
 		...results.map((r) => `  ${r.key.padEnd(18)}${r.title}`),
-		"  ours              the server (node src/main.ts, NODE_ENV=production, AUTH_MODE=none) over HTTP/1.1 keep-alive",
+		"  ours              the server (node src/main.ts, NODE_ENV=production, AUTH_MODE=none) over HTTP/1.1 keep-alive (node:http)",
 		"                    from this process; baseline: raw postgres.js (prepared) in this process, same database",
 		"  ratio             throughput: median ops/s over rounds, ours ÷ baseline (higher is better);",
 		"                    latency: median ms, ours ÷ baseline, and bytes ÷ JSONL bytes (lower is better)",
