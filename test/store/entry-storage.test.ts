@@ -2,8 +2,10 @@
  * The planner statistics the store's own ANALYZE keeps (postgres/upkeep.ts):
  * the entry columns plans estimate from, and not the payload or the search
  * index's expression (drizzle/0011_entry_statistics.sql), whose per-row text
- * made an ANALYZE 50 times slower while no plan could use it. On Postgres
- * and PGlite, both of which run the migration.
+ * made an ANALYZE 50 times slower while no plan could use it; and a search
+ * index that grows by its entries, not by GIN's pending list
+ * (drizzle/0012_search_index_fastupdate.sql). On Postgres and PGlite, both
+ * of which run the migrations.
  */
 import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
@@ -66,7 +68,7 @@ describe.each([
 			return store;
 		},
 	],
-] as const)("entry statistics on %s", (_, open) => {
+] as const)("entry storage on %s", (_, open) => {
 	it("covers the keys plans use, not the payload or the search text", async () => {
 		const store = await open();
 		await store.importSession("ws", sessionFile(200), { sessionId: "s" });
@@ -84,5 +86,21 @@ describe.each([
 			sql`select count(*)::integer as n from pg_stats where tablename = 'entries_search'`,
 		);
 		expect(search[0]?.n).toBe(0);
+	});
+
+	it("keeps the search index as compact as one built at once", async () => {
+		const store = await open();
+		for (let i = 0; i < 4; i++) await store.importSession("ws", sessionFile(500), { sessionId: `s${i}` });
+		const size = async () => {
+			await store.db.execute(sql`vacuum entries`);
+			const [row] = await rows<{ bytes: number }>(
+				store,
+				sql`select pg_relation_size('entries_search')::integer as bytes`,
+			);
+			return row?.bytes ?? 0;
+		};
+		const inserted = await size();
+		await store.db.execute(sql`reindex index entries_search`);
+		expect(inserted).toBeLessThanOrEqual(1.5 * (await size()));
 	});
 });
