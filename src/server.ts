@@ -5,7 +5,7 @@
  * requests finish, then close the store and the bus.
  */
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { type DocumentNode, type ExecutionArgs, GraphQLError } from "graphql";
 import type { Context, SubscribePayload } from "graphql-ws";
 import { type Extra, useServer } from "graphql-ws/use/ws";
@@ -221,6 +221,29 @@ function guardConnections(server: Server, limits: ServerLimits): void {
 	});
 }
 
+/**
+ * Ends, when called at shutdown, the connections no byte of a request has
+ * arrived on. Node's server counts such a connection as waiting for a
+ * request, not idle, so closeIdleConnections() leaves it and close() would
+ * wait out its whole grace period; clients do open them (Node's fetch, when
+ * a stream it aborted gives its socket back). A connection that has received
+ * anything (a request under way, a keep-alive one between requests, a
+ * WebSocket) is left to the rest of the shutdown.
+ */
+function unusedConnections(server: Server): { end(): void } {
+	const open = new Set<Socket>();
+	server.on("connection", (socket: Socket) => {
+		open.add(socket);
+		socket.once("close", () => open.delete(socket));
+	});
+	return {
+		end() {
+			// bytesRead counts what the HTTP parser has taken from the socket, request or upgrade.
+			for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+		},
+	};
+}
+
 export async function serve(options: ServeOptions): Promise<RunningServer> {
 	const { services, logger } = options;
 	const limits = options.limits ?? DEFAULT_LIMITS;
@@ -241,6 +264,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 	});
 	const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
 	guardConnections(server, limits);
+	const unused = unusedConnections(server);
 	// While shutting down, a keep-alive connection is closed as soon as its last response is sent.
 	server.on("request", (_req, res) => {
 		res.on("finish", () => {
@@ -271,8 +295,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 			services.live.close();
 			await webSockets.disposable.dispose();
 			webSockets.wss.close();
-			// Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+			// Idle keep-alive sockets and unused ones would hold close() open; busy ones finish their
+			// request first. No connection arrives after server.close(), so this one pass ends them all.
 			server.closeIdleConnections();
+			unused.end();
 			const timer = setTimeout(() => {
 				logger.warn("shutdown grace period over; closing open connections", { graceMs });
 				server.closeAllConnections();

@@ -1,7 +1,11 @@
 /**
  * Graceful shutdown through real HTTP: close() while a request is running
  * lets that request finish (and its write commit), then the port is closed.
+ * A connection no request has arrived on does not hold close() open.
  */
+import { once } from "node:events";
+import { type IncomingMessage, request } from "node:http";
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { within } from "../support/expect.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -61,6 +65,47 @@ describe("graceful shutdown", () => {
 				await again.close();
 			}
 		} finally {
+			await server.close();
+		}
+	});
+
+	it("ends a connection no request arrived on at once, and lets a request still arriving finish", async () => {
+		const server = await startTestServer("memory");
+		// A client's spare connection (Node's fetch opens such sockets): connected, nothing sent.
+		const silent = connect(Number(new URL(server.url).port), "127.0.0.1");
+		// A request whose headers arrive before close() and whose body is still on its way.
+		const body = JSON.stringify({ query: "{ __typename }" });
+		const inFlight = request(server.url, {
+			method: "POST",
+			agent: false,
+			headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+		});
+		// A failed request shows as its missing response, below.
+		inFlight.on("error", () => {});
+		try {
+			await within(3_000, "the silent connection", once(silent, "connect"));
+			const silentClosed = once(silent, "close");
+			const arrived = once(server.running.server, "request");
+			inFlight.write(body.slice(0, 5));
+			await within(3_000, "the in-flight request's headers", arrived);
+
+			// The default grace period: a close() that waited for the silent connection would take it all.
+			const closing = server.running.close(10_000);
+			await within(3_000, "the server to end the connection no request arrived on", silentClosed);
+
+			const responded = once(inFlight, "response");
+			inFlight.end(body.slice(5));
+			const [response] = (await within(3_000, "the in-flight request's response", responded)) as [
+				IncomingMessage,
+			];
+			let text = "";
+			for await (const chunk of response) text += chunk;
+			expect(response.statusCode).toBe(200);
+			expect(JSON.parse(text)).toEqual({ data: { __typename: "Query" } });
+			await within(3_000, "close() after the in-flight request", closing);
+		} finally {
+			silent.destroy();
+			inFlight.destroy();
 			await server.close();
 		}
 	});

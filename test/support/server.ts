@@ -4,8 +4,6 @@
  * created (several servers may share one Postgres database).
  */
 import { rmSync } from "node:fs";
-import type { IncomingMessage, Server } from "node:http";
-import type { Socket } from "node:net";
 import type { Authenticate } from "../../src/app/authentication.js";
 import { DEFAULT_LIMITS, type ServerLimits } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
@@ -59,26 +57,6 @@ export interface StartOptions extends ServiceOptions {
 	port?: number;
 }
 
-/**
- * The connections no request has arrived on. Clients open such sockets
- * (Node's fetch opens one when a stream it aborted gives its socket back)
- * and Node's server counts them as waiting for a request, not idle: close()
- * would wait out its whole grace period for them, seconds per server. The
- * fixture ends them when it closes the server; a connection that has carried
- * a request, or an upgrade, is left to close() as it is.
- */
-function socketsWithoutRequests(server: Server): Set<Socket> {
-	const unused = new Set<Socket>();
-	server.on("connection", (socket: Socket) => {
-		unused.add(socket);
-		socket.once("close", () => unused.delete(socket));
-	});
-	const used = (request: IncomingMessage) => unused.delete(request.socket);
-	server.on("request", used);
-	server.on("upgrade", used);
-	return unused;
-}
-
 export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
 	const cleanups: Array<() => Promise<void> | void> = [];
 	let config: StoreConfig;
@@ -111,7 +89,6 @@ export async function startTestServer(backend: BackendName, options: StartOption
 		...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
 		...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
 	});
-	const unused = socketsWithoutRequests(running.server);
 	return {
 		url: running.url,
 		wsUrl: running.wsUrl,
@@ -131,9 +108,7 @@ export async function startTestServer(backend: BackendName, options: StartOption
 			return (await response.json()) as never;
 		},
 		async close() {
-			const closing = running.close(2_000);
-			for (const socket of unused) socket.destroy();
-			await closing;
+			await running.close(2_000);
 			for (const cleanup of cleanups.reverse()) await cleanup();
 		},
 	};
