@@ -6,41 +6,12 @@
  * the version before (0003) and filled in that version's shape, on Postgres
  * and on PGlite, then the store opens it and applies the rest.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
-import { afterAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import { describe, expect, it } from "vitest";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
-import { createTestDatabase } from "../support/databases.js";
+import { upgradeFrom } from "../support/upgrade-from.js";
 
 const BEFORE = "0003_narrow_secondary_indexes";
-const cleanups: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-	for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** The migrations folder as it was up to `last` (a copy, its journal cut there). */
-function migrationsUpTo(last: string): string {
-	const dir = mkdtempSync(join(tmpdir(), "session-tree-migrations-"));
-	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-	cpSync(MIGRATIONS_DIR, dir, { recursive: true });
-	const journalPath = join(dir, "meta", "_journal.json");
-	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
-	const end = journal.entries.findIndex((e) => e.tag === last);
-	expect(end).toBeGreaterThanOrEqual(0);
-	journal.entries = journal.entries.slice(0, end + 1);
-	writeFileSync(journalPath, JSON.stringify(journal));
-	return dir;
-}
-
 /** Two workspaces, each with a session "s" of a three-entry chain plus a label, in the old shape. */
 const OLD_ROWS = ["ws-a", "ws-b"].flatMap((ws) => [
 	`insert into sessions (workspace_id, id, created_at, updated_at, leaf_id, leaf_depth, last_seq, entry_count)
@@ -104,30 +75,15 @@ async function expectUpgraded(store: PgStore) {
 }
 
 describe("the session-key migration keeps every entry with its session", () => {
-	it("on Postgres", async () => {
-		const database = await createTestDatabase({ empty: true });
-		cleanups.push(() => database.drop());
-		const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+	it.each([
+		["on Postgres", "postgres"],
+		["on PGlite", "pglite"],
+	] as const)("%s", async (_, backend) => {
+		const upgraded = await upgradeFrom(backend, BEFORE, OLD_ROWS);
 		try {
-			await migratePostgres(drizzlePostgres(sql), { migrationsFolder: migrationsUpTo(BEFORE) });
-			for (const statement of OLD_ROWS) await sql.unsafe(statement);
+			await expectUpgraded(upgraded.store);
 		} finally {
-			await sql.end({ timeout: 5 });
+			await upgraded.close();
 		}
-		const store = await openPostgres(database.url);
-		cleanups.push(() => store.close());
-		await expectUpgraded(store);
-	});
-
-	it("on PGlite", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-upgrade-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		const client = new PGlite(dir);
-		await migratePglite(drizzlePglite(client), { migrationsFolder: migrationsUpTo(BEFORE) });
-		for (const statement of OLD_ROWS) await client.exec(statement);
-		await client.close();
-		const store = await openPglite(dir);
-		cleanups.push(() => store.close());
-		await expectUpgraded(store);
 	});
 });

@@ -7,43 +7,14 @@
  * migrated to the version before and filled in that version's shape (its
  * rollups as that version wrote them), on Postgres and on PGlite.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MetricsQuery } from "../../src/session/metrics.js";
-import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
-import { createTestDatabase } from "../support/databases.js";
+import { upgradeFrom } from "../support/upgrade-from.js";
 
 const BEFORE = "0008_workspace_rollups";
-const cleanups: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-	for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** The migrations folder as it was up to `last` (a copy, its journal cut there). */
-function migrationsUpTo(last: string): string {
-	const dir = mkdtempSync(join(tmpdir(), "session-tree-migrations-"));
-	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-	cpSync(MIGRATIONS_DIR, dir, { recursive: true });
-	const journalPath = join(dir, "meta", "_journal.json");
-	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
-	const end = journal.entries.findIndex((e) => e.tag === last);
-	expect(end).toBeGreaterThanOrEqual(0);
-	journal.entries = journal.entries.slice(0, end + 1);
-	writeFileSync(journalPath, JSON.stringify(journal));
-	return dir;
-}
-
 const assistant = (calls: string[], tokens: number, startedSecond: number) =>
 	JSON.stringify({
 		message: {
@@ -137,30 +108,15 @@ async function expectUpgraded(store: PgStore) {
 }
 
 describe("the tool-name and turn migration rebuilds the rollups written before it", () => {
-	it("on Postgres", async () => {
-		const database = await createTestDatabase({ empty: true });
-		cleanups.push(() => database.drop());
-		const raw = postgres(database.url, { max: 1, onnotice: () => {} });
+	it.each([
+		["on Postgres", "postgres"],
+		["on PGlite", "pglite"],
+	] as const)("%s", async (_, backend) => {
+		const upgraded = await upgradeFrom(backend, BEFORE, OLD_ROWS);
 		try {
-			await migratePostgres(drizzlePostgres(raw), { migrationsFolder: migrationsUpTo(BEFORE) });
-			for (const statement of OLD_ROWS) await raw.unsafe(statement);
+			await expectUpgraded(upgraded.store);
 		} finally {
-			await raw.end({ timeout: 5 });
+			await upgraded.close();
 		}
-		const store = await openPostgres(database.url);
-		cleanups.push(() => store.close());
-		await expectUpgraded(store);
-	});
-
-	it("on PGlite", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-upgrade-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		const client = new PGlite(dir);
-		await migratePglite(drizzlePglite(client), { migrationsFolder: migrationsUpTo(BEFORE) });
-		for (const statement of OLD_ROWS) await client.exec(statement);
-		await client.close();
-		const store = await openPglite(dir);
-		cleanups.push(() => store.close());
-		await expectUpgraded(store);
 	});
 });
