@@ -4,7 +4,9 @@
  * same database, in this process. Targets are the issue's table.
  */
 import { Agent, request } from "node:http";
+import { getTableName } from "drizzle-orm";
 import postgres from "postgres";
+import { assistantTurns, usageRollups } from "../src/store/postgres/schema.js";
 import type { RawBaseline } from "./baseline.js";
 import type { Operation } from "./http-measure.js";
 import { messageDraft } from "./workload.js";
@@ -82,8 +84,8 @@ const CONTEXT = `query($s: String!) { session(sessionId: $s) { context { message
 const BRANCH = `query($s: String!) { session(sessionId: $s) { branch { entryId } } }`;
 const CREATE = `mutation($s: String!) { createSession(input: { sessionId: $s }) { sessionId } }`;
 
-/** The tables a write adds rollup rows to (src/store/postgres/schema.ts). */
-const ROLLUP_TABLES = ["usage_rollups", "assistant_turns"];
+/** The tables a write adds rollup rows to, named by the schema so a rename cannot leave the bench behind. */
+const ROLLUP_TABLES = [usageRollups, assistantTurns].map((table) => getTableName(table));
 
 /**
  * "Without rollups" for issue 11's write-cost ratio: a trigger discards the
