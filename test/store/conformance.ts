@@ -793,12 +793,18 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			const ws = workspace();
 			await compacted(ws);
 			const s = store();
+			// Provider and model as JSON must escape (a quote, a backslash, a control character): read back as written.
+			await s.appendEntry(ws, "c", {
+				type: "message",
+				id: "odd",
+				message: { role: "assistant", content: "x", provider: 'we"ird\\', model: "m\u0007é" },
+			});
 			// An assistant whose provider is null and whose model is absent: the projection reads them as they are.
 			await s.appendEntry(ws, "c", {
 				type: "message",
 				message: { role: "assistant", content: [{ type: "text", text: 'é \u2028 \\ "' }], provider: null },
 			});
-			for (const fromId of [null, "a1"]) {
+			for (const fromId of [null, "a1", "odd"]) {
 				const parsed = await s.context(ws, "c", { fromId });
 				const raw = await s.context(ws, "c", { fromId, rawMessages: true });
 				expect(raw.model).toEqual(parsed.model);
@@ -808,6 +814,8 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				// Any other encoder gets the parsed value.
 				expect(asJson(raw)).toEqual(asJson(parsed));
 			}
+			const odd = await s.context(ws, "c", { fromId: "odd", rawMessages: true });
+			expect(odd.model).toEqual({ provider: 'we"ird\\', modelId: "m\u0007é" });
 		});
 
 		it("projects branch summaries, custom messages and nothing for custom, label, info or settings", async () => {

@@ -89,17 +89,24 @@ type WalkRow = BriefEntryRow & {
 	messageModel?: string | null;
 };
 
+/**
+ * A projected field's JSON text as its value. Most are plain strings (a
+ * role, a model name), read without JSON.parse; this runs for every message
+ * of a context, and a closure per row cost as much again (tsx names each).
+ */
+function projected(text: string): unknown {
+	const plain = text.length >= 2 && text.charCodeAt(0) === 0x22 && text.indexOf("\\") < 0;
+	return plain ? text.slice(1, -1) : JSON.parse(text);
+}
+
 function walkEntry(row: WalkRow, sessionId: string): StoredEntry {
 	const stored = toStored(row, sessionId);
 	if (row.messageText === undefined || row.messageText === null) return stored;
 	const entry = stored.entry as Extract<Entry, { type: "message" }>;
 	const fields: Record<string, unknown> = {};
-	const read = (name: string, text: string | null | undefined) => {
-		if (text !== null && text !== undefined) fields[name] = JSON.parse(text);
-	};
-	read("role", row.messageRole);
-	read("provider", row.messageProvider);
-	read("model", row.messageModel);
+	if (row.messageRole != null) fields.role = projected(row.messageRole);
+	if (row.messageProvider != null) fields.provider = projected(row.messageProvider);
+	if (row.messageModel != null) fields.model = projected(row.messageModel);
 	entry.message = rawObject(row.messageText, fields as AgentMessage);
 	return stored;
 }
