@@ -4,13 +4,17 @@
  * index's expression (drizzle/0011_entry_statistics.sql), whose per-row text
  * made an ANALYZE 50 times slower while no plan could use it; and a search
  * index that grows by its entries, not by GIN's pending list
- * (drizzle/0012_search_index_fastupdate.sql). On Postgres and PGlite, both
- * of which run the migrations.
+ * (drizzle/0012_search_index_fastupdate.sql); payloads compressed with LZ4
+ * where the server has it, else with its default (drizzle/0010_payload_lz4.sql,
+ * PGlite has none), a large one read back as written. On Postgres and
+ * PGlite, both of which run the migrations.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import { executeRows } from "../../src/store/postgres/statements.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "../support/databases.js";
 import { freshPgliteDirectory } from "../support/pglite-directories.js";
@@ -20,9 +24,29 @@ afterAll(async () => {
 	for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function rows<T>(store: PgStore, query: ReturnType<typeof sql>): Promise<T[]> {
-	const result = (await store.db.execute(query)) as unknown;
-	return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+const rows = <T>(store: PgStore, query: ReturnType<typeof sql>) => executeRows<T>(store.db, query);
+
+const FIXTURE = join(
+	import.meta.dirname,
+	"..",
+	"..",
+	"..",
+	"shared",
+	"fixtures",
+	"pi",
+	"large-session.v1.jsonl",
+);
+
+/** Whether the server can compress with LZ4 at all (a setting it refuses otherwise). */
+async function hasLz4(store: PgStore): Promise<boolean> {
+	try {
+		await store.db.transaction(async (tx) => {
+			await tx.execute(sql`set local default_toast_compression = 'lz4'`);
+		});
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /** A session of user messages with text the search index covers. */
@@ -102,5 +126,40 @@ describe.each([
 		const inserted = await size();
 		await store.db.execute(sql`reindex index entries_search`);
 		expect(inserted).toBeLessThanOrEqual(1.5 * (await size()));
+	});
+
+	it("is LZ4 where the server has it, and a large session reads back as written", async () => {
+		const store = await open();
+		const [column] = await rows<{ method: string }>(
+			store,
+			sql`select attcompression::text as method from pg_attribute
+				where attrelid = 'entries'::regclass and attname = 'payload'`,
+		);
+		expect(column?.method).toBe((await hasLz4(store)) ? "l" : "");
+
+		const file = readFileSync(FIXTURE, "utf8");
+		await store.importSession("ws", file, { sessionId: "large" });
+		const [compressed] = await rows<{ n: number }>(
+			store,
+			sql`select count(*)::integer as n from entries where pg_column_compression(payload) is not null`,
+		);
+		expect(compressed?.n).toBeGreaterThan(0);
+		// The largest tool output of the file (compressed either way) reads back as it was written.
+		const texts = file
+			.split("\n")
+			.filter((line) => line.trim() !== "")
+			.map((line) => (JSON.parse(line) as { message?: { content?: Array<{ text?: unknown }> } }).message)
+			.flatMap((message) => (Array.isArray(message?.content) ? message.content : []))
+			.map((part) => part.text)
+			.filter((text): text is string => typeof text === "string");
+		const largest = texts.reduce((a, b) => (b.length > a.length ? b : a), "");
+		expect(largest.length).toBeGreaterThan(10_000);
+		const stored = (await store.listEntries("ws", "large")).flatMap((e) => {
+			const message = (e.entry as { message?: { content?: unknown } }).message;
+			return Array.isArray(message?.content) ? (message.content as Array<{ text?: unknown }>) : [];
+		});
+		expect(stored.filter((part) => part.text === largest)).toHaveLength(
+			texts.filter((t) => t === largest).length,
+		);
 	});
 });
