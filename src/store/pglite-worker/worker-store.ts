@@ -37,8 +37,14 @@ const DEEP_INPUT_FIELD: Partial<Record<Method, string>> = {
 	importSession: "jsonl",
 };
 
-/** Plain JavaScript that loads tsx and then worker.ts (see bootstrap.mjs). */
-const BOOTSTRAP = new URL("./bootstrap.mjs", import.meta.url);
+/**
+ * The worker thread's entry. Compiled (`npm run build`, the image) this
+ * module is JavaScript and so is the worker beside it; from the sources
+ * (`npm start`, tests) it is bootstrap.mjs, which loads tsx and then worker.ts.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith(".js")
+	? new URL("./worker.js", import.meta.url)
+	: new URL("./bootstrap.mjs", import.meta.url);
 
 interface Pending {
 	resolve(value: unknown): void;
@@ -71,7 +77,12 @@ export async function openPgliteWorker(dataDir: string, options: OpenOptions = {
 			notices: options.announce?.kind === "callback",
 			inputLimits: { ...inputLimits },
 		};
-		store = new WorkerStore(new Worker(BOOTSTRAP, { workerData: init }), unlock, options, init.inputLimits);
+		store = new WorkerStore(
+			new Worker(WORKER_ENTRY, { workerData: init }),
+			unlock,
+			options,
+			init.inputLimits,
+		);
 	} catch (error) {
 		await unlock();
 		throw error;
