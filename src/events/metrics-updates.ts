@@ -72,9 +72,14 @@ export class MetricsUpdates implements AsyncIterableIterator<MetricsResult> {
 		}
 		for (;;) {
 			while (!this.dirty && !this.ended) await this.until(0);
-			// Coalesce: the rest of the interval's changes join this one.
-			while (!this.ended && Date.now() < this.lastAt + this.intervalMs)
-				await this.until(this.lastAt + this.intervalMs - Date.now());
+			// Coalesce: the rest of the interval's changes join this one. The time left is read once per
+			// wait: read twice, it could be left on the first reading and none on the second, and a wait
+			// of nothing has no timer, so only another change would have ended it.
+			for (;;) {
+				const left = this.lastAt + this.intervalMs - Date.now();
+				if (this.ended || left <= 0) break;
+				await this.until(left);
+			}
 			if (this.failure !== undefined) {
 				const failure = this.failure;
 				this.failure = undefined;

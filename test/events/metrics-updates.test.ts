@@ -2,11 +2,13 @@
  * Live metrics (`metricsUpdated`) in one process: every subscriber gets the
  * result at once and the new one after a commit, and however many live
  * queries are open, at most `metricsConcurrency` run at once, so they cannot
- * take the database from every other request.
+ * take the database from every other request; and a change heard just as
+ * the interval ends is still answered.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InProcessBus } from "../../src/events/bus.js";
 import { LiveEvents } from "../../src/events/live.js";
+import { MetricsUpdates } from "../../src/events/metrics-updates.js";
 import { silentLogger } from "../../src/logger.js";
 import type { MetricsQuery, MetricsResult } from "../../src/session/metrics.js";
 import { MemoryStore } from "../../src/store/memory.js";
@@ -72,5 +74,35 @@ describe("live metrics", () => {
 		} finally {
 			live.close();
 		}
+	});
+});
+
+describe("a live query's interval", () => {
+	afterEach(() => {
+		vi.restoreAllMocks();
+	});
+
+	it("answers a change heard as the interval ends, when the clock moves on between two readings", async () => {
+		const result = (entries: number): MetricsResult =>
+			({ rows: [{ keys: {}, values: { entries } }] }) as unknown as MetricsResult;
+		let wake: ((value: IteratorResult<unknown>) => void) | undefined;
+		const changes: AsyncIterableIterator<unknown> = {
+			next: () => new Promise((resolve) => (wake = resolve)),
+			return: async () => ({ done: true, value: undefined }),
+			[Symbol.asyncIterator]() {
+				return this;
+			},
+		};
+		// The subscription starts at 1000 ms (interval 10 ms); the change is seen at 1009, and the clock
+		// reads 1010 the next time it is asked: no time is left to wait, and none must be waited for.
+		const clock = [1000, 1009, 1010];
+		let reading = 0;
+		vi.spyOn(Date, "now").mockImplementation(() => clock[Math.min(reading++, clock.length - 1)] as number);
+		const updates = new MetricsUpdates(changes, async () => result(1), 10, result(0));
+		expect(entriesOf(await updates.next())).toBe(0);
+		const next = updates.next();
+		wake?.({ done: false, value: undefined });
+		expect(entriesOf(await within(1_000, "the result after the change", next))).toBe(1);
+		await updates.return();
 	});
 });
