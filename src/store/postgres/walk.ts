@@ -75,7 +75,9 @@ export interface WalkRead {
 
 /**
  * A walk's row: an entry row, or in a raw context a message's text and the
- * fields the projection reads (see projectedFields). A scan's rows (see
+ * fields the projection reads (see projectedFields). A context's rows have
+ * no seq or author, and no timestamp for a message: its entries carry NaN,
+ * undefined and "" there, which only the projection ever reads. A scan's rows (see
  * walkStatement) carry `scan` (which marks the start) and each compaction's kept
  * entry for the bound.
  */
@@ -208,14 +210,21 @@ const walkStatement = statementFamily((shape: string) => {
 		// A brief walk carries its answer's narrow columns; other rows are read from the entry.
 		const narrow = (column: PgColumn) =>
 			fromWalk && brief ? sql`walk.${sql.identifier(column.name)}` : row(column);
+		// The projection reads no seq, no author and no message's timestamp (session/context.ts): a
+		// context's rows leave them out, each a column less per entry to format, send and decode.
+		const context = mode === "context";
+		const timestamp = isoText(narrow(entries.timestamp));
 		return {
-			seq: narrow(entries.seq),
+			...(context ? {} : { seq: narrow(entries.seq), author: narrow(entries.author) }),
 			id: fromWalk ? sql`walk.id` : row(entries.id),
 			parentId: fromWalk ? sql`walk.parent_id` : row(entries.parentId),
 			type,
 			depth: fromWalk ? sql`walk.depth` : row(entries.depth),
-			author: narrow(entries.author),
-			...(untimed ? {} : { timestamp: isoText(narrow(entries.timestamp)) }),
+			...(untimed
+				? {}
+				: {
+						timestamp: context ? sql`case when ${type} = 'message' then '' else ${timestamp} end` : timestamp,
+					}),
 			...(brief ? {} : { payload }),
 			...(raw
 				? {
