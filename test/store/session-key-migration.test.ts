@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
-import { upgradeFrom } from "../support/upgrade-from.js";
+import { checkUpgrade } from "../support/upgrade-from.js";
 
 const BEFORE = "0003_narrow_secondary_indexes";
 /** Two workspaces, each with a session "s" of a three-entry chain plus a label, in the old shape. */
@@ -78,12 +78,5 @@ describe("the session-key migration keeps every entry with its session", () => {
 	it.each([
 		["on Postgres", "postgres"],
 		["on PGlite", "pglite"],
-	] as const)("%s", async (_, backend) => {
-		const upgraded = await upgradeFrom(backend, BEFORE, OLD_ROWS);
-		try {
-			await expectUpgraded(upgraded.store);
-		} finally {
-			await upgraded.close();
-		}
-	});
+	] as const)("%s", (_, backend) => checkUpgrade(backend, BEFORE, OLD_ROWS, expectUpgraded));
 });

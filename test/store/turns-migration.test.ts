@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { MetricsQuery } from "../../src/session/metrics.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
-import { upgradeFrom } from "../support/upgrade-from.js";
+import { checkUpgrade } from "../support/upgrade-from.js";
 
 const BEFORE = "0008_workspace_rollups";
 const assistant = (calls: string[], tokens: number, startedSecond: number) =>
@@ -111,12 +111,5 @@ describe("the tool-name and turn migration rebuilds the rollups written before i
 	it.each([
 		["on Postgres", "postgres"],
 		["on PGlite", "pglite"],
-	] as const)("%s", async (_, backend) => {
-		const upgraded = await upgradeFrom(backend, BEFORE, OLD_ROWS);
-		try {
-			await expectUpgraded(upgraded.store);
-		} finally {
-			await upgraded.close();
-		}
-	});
+	] as const)("%s", (_, backend) => checkUpgrade(backend, BEFORE, OLD_ROWS, expectUpgraded));
 });

@@ -20,7 +20,7 @@ import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgr
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "./databases.js";
 
-export interface UpgradedStore {
+interface UpgradedStore {
 	/** The current store, opened on the older database (every later migration applied). */
 	store: PgStore;
 	/** Closes the store and removes the database or directory. */
@@ -52,7 +52,7 @@ function migrationsUpTo(last: string): { dir: string; remove(): void } {
  * journal, e.g. "0008_workspace_rollups"), given `oldRows` (SQL statements in
  * that version's shape, run in order), then opened by the current store.
  */
-export async function upgradeFrom(
+async function upgradeFrom(
 	backend: "postgres" | "pglite",
 	lastMigration: string,
 	oldRows: readonly string[],
@@ -106,5 +106,24 @@ export async function upgradeFrom(
 		}
 	} finally {
 		migrations.remove();
+	}
+}
+
+/**
+ * `check` on the current store opened on a `backend` database upgraded from
+ * `lastMigration` with `oldRows` (see upgradeFrom); the database or
+ * directory is removed afterwards, whether `check` passes or not.
+ */
+export async function checkUpgrade(
+	backend: "postgres" | "pglite",
+	lastMigration: string,
+	oldRows: readonly string[],
+	check: (store: PgStore) => Promise<void>,
+): Promise<void> {
+	const upgraded = await upgradeFrom(backend, lastMigration, oldRows);
+	try {
+		await check(upgraded.store);
+	} finally {
+		await upgraded.close();
 	}
 }
