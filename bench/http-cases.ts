@@ -85,7 +85,7 @@ const BRANCH = `query($s: String!) { session(sessionId: $s) { branch { entryId }
 const CREATE = `mutation($s: String!) { createSession(input: { sessionId: $s }) { sessionId } }`;
 
 /** The tables a write adds rollup rows to, named by the schema so a rename cannot leave the bench behind. */
-const ROLLUP_TABLES = [usageRollups, assistantTurns].map((table) => getTableName(table));
+const ROLLUP_TABLES = [usageRollups, assistantTurns];
 
 /**
  * "Without rollups" for issue 11's write-cost ratio: a trigger discards the
@@ -104,8 +104,8 @@ async function discardRollupsOf(sql: postgres.Sql, ws: string, sessionIds: reado
 		"create or replace function bench_discard_rollups() returns trigger language plpgsql as $$ begin return null; end $$",
 	);
 	for (const table of ROLLUP_TABLES)
-		await sql.unsafe(`create trigger bench_without_rollups before insert on ${table} for each row
-			when (new.session_key = any('{${keys.join(",")}}'::integer[])) execute function bench_discard_rollups()`);
+		await sql.unsafe(`create trigger bench_without_rollups before insert on ${getTableName(table)} for each row
+			when (new.${table.sessionKey.name} = any('{${keys.join(",")}}'::integer[])) execute function bench_discard_rollups()`);
 }
 
 /** Raw reads the store's baseline class has no method for; prepared (tagged templates) like it. */
