@@ -13,10 +13,10 @@
  * server); `commits` collects them by seq until the next `resetCommits()`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../scripts/dev-postgres.js";
+import { cpuOf, rssOf } from "./proc.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const READY_TIMEOUT_MS = 60_000;
@@ -56,23 +56,6 @@ function exited(child: ChildProcess): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
 	return new Promise((done) => child.once("exit", () => done()));
 }
-
-export function rssOf(pid: number): number {
-	const status = readFileSync(`/proc/${pid}/status`, "utf8");
-	const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-	if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
-	return Number(kb) * 1024;
-}
-
-/** utime + stime of /proc/<pid>/stat (fields 14 and 15, after the parenthesised name). */
-export function cpuOf(pid: number): number {
-	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-	const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-	return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** USER_HZ: 100 on Linux for every architecture Node runs on. */
-const CLOCK_TICKS = 100;
 
 export async function startFanoutServer(side: Side, databaseUrl?: string): Promise<FanoutServer> {
 	const port = await freePort();

@@ -20,7 +20,17 @@ export interface TimedPlan {
 export interface SideStats extends Stats {
 	/** Median over the rounds of each round's operations / wall time. */
 	medianOpsPerSec: number;
+	/** CPU per operation over the measured rounds, ms. */
+	cpuMsPerOp: {
+		/** The server process (ours; null for a baseline, or where the server's CPU is not known). */
+		server: number | null;
+		/** This process: the clients, and for a baseline the driver's work too. */
+		bench: number;
+	};
 }
+
+/** User + system CPU time a process has used, seconds. */
+export type CpuClock = () => number;
 
 /**
  * `workers` clients issue operations back to back until `ms` have passed;
@@ -66,19 +76,37 @@ export async function alternate(
 	baseline: Operation,
 	workers: number,
 	plan: TimedPlan,
+	serverCpu?: CpuClock,
 ): Promise<[SideStats, SideStats]> {
 	const sides = [ours, baseline];
 	const next = sides.map(() => Array.from({ length: workers }, () => 0));
 	for (const [i, side] of sides.entries()) await timedPhase(workers, plan.warmupMs, side, next[i] ?? []);
 	const batches: Batch[][] = sides.map(() => []);
+	const cpu = sides.map(() => ({ serverS: 0, benchUs: 0 }));
+	const benchSeconds = () => {
+		const { user, system } = process.cpuUsage();
+		return (user + system) / 1e6;
+	};
 	for (let round = 0; round < plan.rounds; round++) {
 		const order = round % 2 === 0 ? [0, 1] : [1, 0];
 		for (const i of order) {
+			const [server0, bench0] = [serverCpu?.() ?? 0, benchSeconds()];
 			batches[i]?.push(await timedPhase(workers, plan.phaseMs, sides[i] as Operation, next[i] ?? []));
+			const used = cpu[i] as { serverS: number; benchUs: number };
+			used.serverS += (serverCpu?.() ?? 0) - server0;
+			used.benchUs += (benchSeconds() - bench0) * 1e6;
 		}
 	}
-	return batches.map((b) => ({
-		...summarize(b),
-		medianOpsPerSec: median(b.map((batch) => summarize([batch]).opsPerSec)),
-	})) as [SideStats, SideStats];
+	return batches.map((b, i) => {
+		const operations = b.reduce((n, batch) => n + batch.latenciesMs.length, 0);
+		const used = cpu[i] as { serverS: number; benchUs: number };
+		return {
+			...summarize(b),
+			medianOpsPerSec: median(b.map((batch) => summarize([batch]).opsPerSec)),
+			cpuMsPerOp: {
+				server: i === 0 && serverCpu ? (used.serverS * 1000) / operations : null,
+				bench: used.benchUs / 1000 / operations,
+			},
+		};
+	}) as [SideStats, SideStats];
 }

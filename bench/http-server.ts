@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../scripts/dev-postgres.js";
+import { cpuOf } from "./proc.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -26,6 +27,8 @@ const BENCH_LIMITS: Record<string, string> = {
 export interface HttpServer {
 	/** http://127.0.0.1:PORT/graphql */
 	url: string;
+	/** User + system CPU time the server process has used, seconds. */
+	cpuSeconds(): number;
 	stop(): Promise<void>;
 }
 
@@ -94,5 +97,6 @@ export async function startHttpServer(
 		await stop();
 		throw error;
 	}
-	return { url: `http://127.0.0.1:${port}/graphql`, stop };
+	const pid = child.pid as number;
+	return { url: `http://127.0.0.1:${port}/graphql`, cpuSeconds: () => cpuOf(pid), stop };
 }

@@ -5,11 +5,12 @@
  * Each ratio is printed next to the issue's target. The fan-out case (1,000
  * SSE subscribers against a bare Yoga + createPubSub) is bench/fanout.ts.
  */
+import { existsSync } from "node:fs";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { RawBaseline } from "./baseline.js";
 import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } from "./http-cases.js";
-import { alternate, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
-import { startHttpServer } from "./http-server.js";
+import { alternate, type CpuClock, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
+import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
 import { load } from "./report.js";
 import { measureStorageBytes } from "./storage.js";
@@ -48,10 +49,15 @@ function judge(c: Pick<HttpCase, "metric" | "target">, ratio: number): boolean {
 	return c.metric === "latency" ? ratio <= c.target : ratio >= c.target;
 }
 
-export async function measureCase(c: HttpCase, plan: TimedPlan): Promise<HttpResult> {
+/** The server's CPU clock where /proc has it (Linux). */
+export const cpuClockOf = (server: HttpServer): CpuClock | undefined =>
+	existsSync("/proc/self/stat") ? server.cpuSeconds : undefined;
+
+/** `serverCpu`: the server's CPU clock, for its CPU per operation (none where /proc is missing). */
+export async function measureCase(c: HttpCase, plan: TimedPlan, serverCpu?: CpuClock): Promise<HttpResult> {
 	progress(c.key);
 	await c.check?.();
-	const [ours, baseline] = await alternate(c.ours, c.baseline, c.workers, plan);
+	const [ours, baseline] = await alternate(c.ours, c.baseline, c.workers, plan, serverCpu);
 	const [a, b] =
 		c.metric === "throughput"
 			? [ours.medianOpsPerSec, baseline.medianOpsPerSec]
@@ -117,7 +123,7 @@ async function measureStorage(serverUrl: string, source: StorageSource): Promise
 export async function withHttpCases<T>(
 	serverUrl: string,
 	plan: HttpPlan,
-	use: (cases: HttpCase[]) => Promise<T>,
+	use: (cases: HttpCase[], server: HttpServer) => Promise<T>,
 	nodeArgs: readonly string[] = [],
 ): Promise<T> {
 	const database = await createBenchDatabase(serverUrl);
@@ -138,7 +144,7 @@ export async function withHttpCases<T>(
 			progress("starting the server (NODE_ENV=production)");
 			const server = await startHttpServer(database.url, { nodeArgs: [...nodeArgs] });
 			try {
-				return await use(await httpCases(server.url, raw, reads, plan.chainLength));
+				return await use(await httpCases(server.url, raw, reads, plan.chainLength), server);
 			} finally {
 				await server.stop();
 			}
@@ -153,13 +159,13 @@ export async function withHttpCases<T>(
 
 /** Every case, after warming the server up. */
 function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpResult[]> {
-	return withHttpCases(serverUrl, plan, async (cases) => {
+	return withHttpCases(serverUrl, plan, async (cases, server) => {
 		// The server is a fresh process: without this, the first case would also
 		// measure V8 compiling the server's code paths, the later ones would not.
 		progress("warming the server up");
 		for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
 		const results: HttpResult[] = [];
-		for (const c of cases) results.push(await measureCase(c, plan));
+		for (const c of cases) results.push(await measureCase(c, plan, cpuClockOf(server)));
 		return results;
 	});
 }
@@ -188,6 +194,34 @@ export function formatHttpTable(results: readonly HttpResult[]): string {
 			.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
 			.join("  ");
 	return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/**
+ * Where each operation's CPU went, in ms: the server process, and this one
+ * (the clients; for a baseline, the driver's work too). The three processes
+ * share 2 cores, so a side's CPU is what the other side's throughput lost.
+ * Postgres is not counted.
+ */
+export function formatCpuTable(results: readonly HttpResult[]): string {
+	const timed = results.filter((r) => r.detail !== undefined);
+	const ms = (x: number | null) => (x === null ? "-" : x >= 10 ? x.toFixed(1) : x.toFixed(3));
+	const header = ["CPU ms per operation", "ours: server", "ours: bench", "baseline: bench"];
+	const rows = timed.map((r) => [
+		r.key,
+		ms(r.detail?.ours.cpuMsPerOp.server ?? null),
+		ms(r.detail?.ours.cpuMsPerOp.bench ?? null),
+		ms(r.detail?.baseline.cpuMsPerOp.bench ?? null),
+	]);
+	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+	const line = (cells: readonly string[]) =>
+		cells
+			.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+			.join("  ");
+	return [
+		line(header),
+		...rows.map(line),
+		"  server: the server process (/proc); bench: this process (the clients, and a baseline's driver); Postgres not counted",
+	].join("\n");
 }
 
 function formatHttpLegend(results: readonly HttpResult[]): string {
@@ -220,6 +254,10 @@ export async function runHttpSection(server: PostgresServer, plan: HttpPlan, lab
 		...(detail
 			? {
 					n: { ours: detail.ours.iterations, baseline: detail.baseline.iterations },
+					cpuMsPerOp: {
+						ours: detail.ours.cpuMsPerOp,
+						baseline: detail.baseline.cpuMsPerOp,
+					},
 					p95Ms: {
 						ours: Number(detail.ours.p95Ms.toFixed(3)),
 						baseline: Number(detail.baseline.p95Ms.toFixed(3)),
@@ -233,6 +271,8 @@ export async function runHttpSection(server: PostgresServer, plan: HttpPlan, lab
 		`loadavg at start ${loadStart}; at end ${loadEnd}`,
 		"",
 		formatHttpTable(results),
+		"",
+		formatCpuTable(results),
 		"",
 		formatHttpLegend(results),
 		"",

@@ -13,7 +13,9 @@
  * (for `--profile-seconds S` per case; default the case's measuring time).
  */
 import {
+	cpuClockOf,
 	FULL_PLAN,
+	formatCpuTable,
 	formatHttpTable,
 	type HttpResult,
 	measureCase,
@@ -45,7 +47,7 @@ async function main() {
 		await withHttpCases(
 			server.url,
 			plan,
-			async (all) => {
+			async (all, httpServer) => {
 				const cases = all.filter((c) =>
 					only === undefined ? READ_CASES.includes(c.key) : c.key.startsWith(only),
 				);
@@ -64,9 +66,9 @@ async function main() {
 				}
 				const loadStart = load();
 				const results: HttpResult[] = [];
-				for (const c of cases) results.push(await measureCase(c, plan));
+				for (const c of cases) results.push(await measureCase(c, plan, cpuClockOf(httpServer)));
 				process.stdout.write(
-					`${formatHttpTable(results)}\nchain ${plan.chainLength}; loadavg ${loadStart} → ${load()}\n`,
+					`${formatHttpTable(results)}\n${formatCpuTable(results)}\nchain ${plan.chainLength}; loadavg ${loadStart} → ${load()}\n`,
 				);
 				for (const r of results) {
 					const d = r.detail;
