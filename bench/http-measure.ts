@@ -22,9 +22,9 @@ export interface SideStats extends Stats {
 	medianOpsPerSec: number;
 	/** CPU per operation over the measured rounds, ms. */
 	cpuMsPerOp: {
-		/** The server process (ours; null for a baseline, or where the server's CPU is not known). */
+		/** The server process (a raw baseline leaves it idle); null where its CPU is not known. */
 		server: number | null;
-		/** This process: the clients, and for a baseline the driver's work too. */
+		/** This process: the clients, and for a raw baseline the driver's work too. */
 		bench: number;
 	};
 }
@@ -82,31 +82,31 @@ export async function alternate(
 	const next = sides.map(() => Array.from({ length: workers }, () => 0));
 	for (const [i, side] of sides.entries()) await timedPhase(workers, plan.warmupMs, side, next[i] ?? []);
 	const batches: Batch[][] = sides.map(() => []);
-	const cpu = sides.map(() => ({ serverS: 0, benchUs: 0 }));
-	const benchSeconds = () => {
+	// CPU seconds each side used over its measured phases: the server's, this process's.
+	const cpu = sides.map(() => ({ server: 0, bench: 0 }));
+	const benchCpu = () => {
 		const { user, system } = process.cpuUsage();
 		return (user + system) / 1e6;
 	};
 	for (let round = 0; round < plan.rounds; round++) {
 		const order = round % 2 === 0 ? [0, 1] : [1, 0];
 		for (const i of order) {
-			const [server0, bench0] = [serverCpu?.() ?? 0, benchSeconds()];
+			const server0 = serverCpu?.() ?? 0;
+			const bench0 = benchCpu();
 			batches[i]?.push(await timedPhase(workers, plan.phaseMs, sides[i] as Operation, next[i] ?? []));
-			const used = cpu[i] as { serverS: number; benchUs: number };
-			used.serverS += (serverCpu?.() ?? 0) - server0;
-			used.benchUs += (benchSeconds() - bench0) * 1e6;
+			const used = cpu[i] as { server: number; bench: number };
+			used.server += (serverCpu?.() ?? 0) - server0;
+			used.bench += benchCpu() - bench0;
 		}
 	}
 	return batches.map((b, i) => {
-		const operations = b.reduce((n, batch) => n + batch.latenciesMs.length, 0);
-		const used = cpu[i] as { serverS: number; benchUs: number };
+		const msPerOp = (seconds: number) =>
+			(seconds * 1000) / b.reduce((n, batch) => n + batch.latenciesMs.length, 0);
+		const used = cpu[i] as { server: number; bench: number };
 		return {
 			...summarize(b),
 			medianOpsPerSec: median(b.map((batch) => summarize([batch]).opsPerSec)),
-			cpuMsPerOp: {
-				server: i === 0 && serverCpu ? (used.serverS * 1000) / operations : null,
-				bench: used.benchUs / 1000 / operations,
-			},
+			cpuMsPerOp: { server: serverCpu ? msPerOp(used.server) : null, bench: msPerOp(used.bench) },
 		};
 	}) as [SideStats, SideStats];
 }

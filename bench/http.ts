@@ -12,7 +12,7 @@ import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } fro
 import { alternate, type CpuClock, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
-import { load } from "./report.js";
+import { formatColumns, load } from "./report.js";
 import { measureStorageBytes } from "./storage.js";
 import { loadSessionFile, syntheticSessionFile } from "./workload.js";
 
@@ -188,39 +188,40 @@ export function formatHttpTable(results: readonly HttpResult[]): string {
 		`${r.metric === "throughput" ? "≥" : "≤"} ${r.target.toFixed(2)}`,
 		r.met ? "yes" : "NO",
 	]);
-	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-	const line = (cells: readonly string[]) =>
-		cells
-			.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-			.join("  ");
-	return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+	return formatColumns(header, rows);
 }
 
 /**
  * Where each operation's CPU went, in ms: the server process, and this one
- * (the clients; for a baseline, the driver's work too). The three processes
- * share 2 cores, so a side's CPU is what the other side's throughput lost.
- * Postgres is not counted.
+ * (the clients; for a raw baseline, the driver's work too). The three
+ * processes share 2 cores, so a side's CPU is what the other side's
+ * throughput lost. Postgres is not counted.
  */
 export function formatCpuTable(results: readonly HttpResult[]): string {
-	const timed = results.filter((r) => r.detail !== undefined);
 	const ms = (x: number | null) => (x === null ? "-" : x >= 10 ? x.toFixed(1) : x.toFixed(3));
-	const header = ["CPU ms per operation", "ours: server", "ours: bench", "baseline: bench"];
-	const rows = timed.map((r) => [
-		r.key,
-		ms(r.detail?.ours.cpuMsPerOp.server ?? null),
-		ms(r.detail?.ours.cpuMsPerOp.bench ?? null),
-		ms(r.detail?.baseline.cpuMsPerOp.bench ?? null),
-	]);
-	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-	const line = (cells: readonly string[]) =>
-		cells
-			.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-			.join("  ");
+	const header = [
+		"CPU ms per operation",
+		"ours: server",
+		"ours: bench",
+		"baseline: server",
+		"baseline: bench",
+	];
+	const rows = results.flatMap(({ key, detail }) =>
+		detail === undefined
+			? []
+			: [
+					[
+						key,
+						ms(detail.ours.cpuMsPerOp.server),
+						ms(detail.ours.cpuMsPerOp.bench),
+						ms(detail.baseline.cpuMsPerOp.server),
+						ms(detail.baseline.cpuMsPerOp.bench),
+					],
+				],
+	);
 	return [
-		line(header),
-		...rows.map(line),
-		"  server: the server process (/proc); bench: this process (the clients, and a baseline's driver); Postgres not counted",
+		formatColumns(header, rows),
+		"  server: the server process (/proc); bench: this process (the clients, and a raw baseline's driver); Postgres not counted",
 	].join("\n");
 }
 

@@ -70,10 +70,20 @@ export function formatTable(results: readonly CaseResult[]): string {
 		rate(r.store.opsPerSec),
 		rate(r.baseline.opsPerSec),
 	]);
+	return formatColumns(header, rows, 2);
+}
+
+/**
+ * A table of figures as text: the header, a rule, the rows; each column as
+ * wide as its widest cell, the first `names` columns left-aligned and the
+ * figures right-aligned.
+ */
+export function formatColumns(header: readonly string[], rows: readonly string[][], names = 1): string {
 	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-	// Names left, numbers right, as in any table of figures.
 	const line = (cells: readonly string[]) =>
-		cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
+		cells
+			.map((cell, i) => (i < names ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+			.join("  ");
 	const rule = widths.map((w) => "-".repeat(w)).join("  ");
 	return [line(header), rule, ...rows.map(line)].join("\n");
 }
