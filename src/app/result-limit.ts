@@ -18,7 +18,7 @@
  */
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import { RawJson, stringifyToParts } from "../session/raw-json.js";
+import { type JsonText, jsonTextString, RawJson, stringifyToParts } from "../session/raw-json.js";
 
 /** Far below what JSON.stringify survives, far above an operation's depth plus an entry's JSON depth. */
 const MAX_RESULT_DEPTH = 256;
@@ -108,13 +108,13 @@ const DATA_OPEN = '{"data":';
 const DATA_CLOSE = "}";
 
 /** The pieces of each result encodedOnce encoded; joined, the result's `{"data":…}` text. */
-const encodings = new WeakMap<object, { data: unknown; parts: readonly string[] }>();
+const encodings = new WeakMap<object, { data: unknown; parts: readonly JsonText[] }>();
 
 /**
  * The encoding of a data-only result as encodedOnce made it, in pieces
  * (stored JSON among them as it stands); undefined for any other result.
  */
-export function encodedParts(result: ExecutionResult): readonly string[] | undefined {
+export function encodedParts(result: ExecutionResult): readonly JsonText[] | undefined {
 	const encoded = encodings.get(result);
 	// A plugin that replaced the data after the encoding gets none.
 	return encoded !== undefined && encoded.data === result.data ? encoded.parts : undefined;
@@ -134,20 +134,21 @@ function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Ch
 	if (failed) return { errors: [failed] };
 	if (result.data === undefined || result.data === null) return result;
 	const { data } = result;
-	let parts: string[];
+	let parts: JsonText[];
 	try {
 		parts = stringifyToParts({ data });
 	} catch (error) {
 		// A string past V8's limit ("Invalid string length") or a stack overflow: nothing partial is sent.
 		return tooLarge(`cannot be encoded (${(error as Error).message})`, "response");
 	}
+	// A string's length in UTF-16 units, stored text's in bytes.
 	let length = 0;
 	for (const part of parts) length += part.length;
 	if (length - DATA_OPEN.length - DATA_CLOSE.length > maxBytes)
 		return tooLarge(`is larger than ${maxBytes} bytes`, "response");
 	let text: string | undefined;
 	const whole = () => {
-		text ??= parts.join("");
+		text ??= parts.map(jsonTextString).join("");
 		return text;
 	};
 	const encodable = result as Encodable;

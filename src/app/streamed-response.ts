@@ -1,11 +1,11 @@
 /**
- * A large operation result leaves in pieces of about 64 KiB, each encoded to
- * UTF-8 as the socket asks for it, instead of as one string and one buffer
- * of its whole size. A fresh multi-megabyte allocation is paid in page
- * faults and garbage collection (on this project's 2-core VMs, 2 MB of
- * fresh memory took ~5 ms, the same copy into reused memory 0.4 ms), where
- * pieces this small reuse the same memory; a slow reader holds only the
- * pieces in flight.
+ * A large operation result leaves in pieces of 64 KiB, each written as the
+ * socket asks for it, instead of as one string and one buffer of its whole
+ * size. A fresh multi-megabyte allocation is paid in page faults and
+ * garbage collection (on this project's 2-core VMs, 2 MB of fresh memory
+ * took ~5 ms, the same copy into reused memory 0.4 ms); a slow reader holds
+ * only the pieces in flight. Stored JSON that came as bytes (JsonText) is
+ * copied into the pieces as it stands, never decoded.
  *
  * Only a result that result-limit.ts encoded (it keeps the encoding's
  * pieces, stored JSON among them as it stands) and that is data alone (no
@@ -16,18 +16,21 @@
  */
 import type { ExecutionResult } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
+import type { JsonText } from "../session/raw-json.js";
 import { encodedParts, onlyData } from "./result-limit.js";
 
-/** Smaller results are sent as one string, as Yoga sends every result. */
-const STREAM_FROM_CHARS = 256 * 1024;
-/** About this many UTF-16 units are encoded per piece. */
-const PIECE_CHARS = 64 * 1024;
+/** Smaller results are sent as one string, as Yoga sends every result (parts' lengths: a string's UTF-16 units, bytes' bytes). */
+const STREAM_FROM = 256 * 1024;
+/** The size of a piece (the last one may be shorter). */
+const PIECE_BYTES = 64 * 1024;
+/** Strings are encoded this many UTF-16 units at a time: at most 3 bytes each, so a slice fits an empty piece. */
+const SLICE_UNITS = 16 * 1024;
 
-/** `text` cut into pieces of at most PIECE_CHARS units, never between the two halves of a surrogate pair. */
+/** `text` cut into slices of at most SLICE_UNITS units, never between the two halves of a surrogate pair. */
 function* slices(text: string): Generator<string> {
 	let from = 0;
-	while (text.length - from > PIECE_CHARS) {
-		let to = from + PIECE_CHARS;
+	while (text.length - from > SLICE_UNITS) {
+		let to = from + SLICE_UNITS;
 		const unit = text.charCodeAt(to - 1);
 		if (unit >= 0xd800 && unit <= 0xdbff) to -= 1;
 		yield text.slice(from, to);
@@ -36,26 +39,38 @@ function* slices(text: string): Generator<string> {
 	yield from === 0 ? text : text.slice(from);
 }
 
-/** The parts, regrouped into pieces of about PIECE_CHARS units. */
-export function* pieces(parts: readonly string[]): Generator<string> {
-	let group: string[] = [];
-	let length = 0;
+/** The parts as UTF-8, in pieces of PIECE_BYTES bytes (a string's characters never split between two). */
+export function* pieces(parts: readonly JsonText[]): Generator<Uint8Array> {
+	let piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
+	let used = 0;
+	// Hands the full piece over and starts the next (never reused: the stream holds what it was given).
+	const next = () => {
+		const full = used === PIECE_BYTES ? piece : piece.subarray(0, used);
+		piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
+		used = 0;
+		return full;
+	};
 	for (const part of parts) {
-		for (const slice of slices(part)) {
-			group.push(slice);
-			length += slice.length;
-			if (length >= PIECE_CHARS) {
-				yield group.join("");
-				group = [];
-				length = 0;
+		if (typeof part === "string") {
+			for (const slice of slices(part)) {
+				if (used + Buffer.byteLength(slice) > PIECE_BYTES) yield next();
+				used += piece.write(slice, used);
 			}
+			continue;
+		}
+		for (let from = 0; from < part.length; ) {
+			const end = Math.min(part.length, from + PIECE_BYTES - used);
+			piece.set(part.subarray(from, end), used);
+			used += end - from;
+			from = end;
+			if (used === PIECE_BYTES) yield next();
 		}
 	}
-	if (group.length > 0) yield group.join("");
+	if (used > 0) yield piece.subarray(0, used);
 }
 
 export function useStreamedResponses(): Plugin {
-	const streamed = new WeakMap<Request, readonly string[]>();
+	const streamed = new WeakMap<Request, readonly JsonText[]>();
 	return {
 		onResultProcess({ request, result, setResult }) {
 			if (isAsyncIterable(result) || Array.isArray(result)) return;
@@ -63,7 +78,7 @@ export function useStreamedResponses(): Plugin {
 			if (parts === undefined || !onlyData(result)) return;
 			let chars = 0;
 			for (const part of parts) chars += part.length;
-			if (chars < STREAM_FROM_CHARS) return;
+			if (chars < STREAM_FROM) return;
 			streamed.set(request, parts);
 			// Yoga's processor answers the stand-in with the status and headers of a data-only result.
 			setResult({ data: null, stringify: () => "" } as ExecutionResult);
@@ -73,13 +88,12 @@ export function useStreamedResponses(): Plugin {
 			if (parts === undefined) return;
 			const headers = new fetchAPI.Headers(response.headers);
 			headers.delete("content-length");
-			const encoder = new fetchAPI.TextEncoder();
 			const source = pieces(parts);
 			const body = new fetchAPI.ReadableStream<Uint8Array>({
 				pull(controller) {
 					const next = source.next();
 					if (next.done) controller.close();
-					else controller.enqueue(encoder.encode(next.value));
+					else controller.enqueue(next.value);
 				},
 			});
 			setResponse(new fetchAPI.Response(body, { status: response.status, headers }));

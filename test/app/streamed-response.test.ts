@@ -7,28 +7,48 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pieces } from "../../src/app/streamed-response.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const utf8 = (text: string) => new TextEncoder().encode(text);
 
 describe("pieces of an encoding", () => {
-	it("join to the encoding and never end between the halves of a surrogate pair", () => {
-		// Parts of every length around the piece size, made of pairs at both parities.
+	it("are the encoding's UTF-8, stored bytes copied in as they stand, and never split a string's character", () => {
+		// Parts of every length around the piece size: pairs at both parities, 2- and 3-byte characters, bytes.
 		for (const shift of [0, 1]) {
-			const parts = ["x".repeat(shift), "😀".repeat(40_000), "é", "𝄞".repeat(33_000), "a".repeat(70_001)];
+			const strings = [
+				"x".repeat(shift),
+				"😀".repeat(40_000),
+				"é",
+				"𝄞".repeat(33_000),
+				"a".repeat(70_001),
+				"€".repeat(30_000),
+			];
+			const stored = utf8(`{"text":"${"ü".repeat(50_000)}${"b".repeat(shift)}"}`);
+			const parts = [...strings.slice(0, 3), stored, ...strings.slice(3), utf8("[]")];
 			const out = [...pieces(parts)];
-			expect(out.join("")).toBe(parts.join(""));
-			expect(out.length).toBeGreaterThan(3);
+			const text = [...strings.slice(0, 3), new TextDecoder().decode(stored), ...strings.slice(3), "[]"].join(
+				"",
+			);
+			expect(Buffer.concat(out).toString("utf8")).toBe(text);
+			expect(out.length).toBeGreaterThan(5);
+			for (const piece of out) expect(piece.length).toBeLessThanOrEqual(64 * 1024);
+			// A piece may begin or end inside the stored bytes; every other piece decodes on its own.
+			const storedFrom = utf8(strings.slice(0, 3).join("")).length;
+			const storedTo = storedFrom + stored.length;
+			let offset = 0;
 			for (const piece of out) {
-				expect(isHighSurrogate(piece.charCodeAt(piece.length - 1))).toBe(false);
-				expect(piece.length).toBeLessThan(2 * 64 * 1024);
+				const end = offset + piece.length;
+				if (end <= storedFrom || offset >= storedTo)
+					expect(new TextDecoder().decode(piece)).not.toContain("\uFFFD");
+				offset = end;
 			}
 		}
 	});
 });
 
-describe("a large response over HTTP", () => {
+// On Postgres a context's stored messages come as bytes and are copied into the response undecoded.
+describe.each(["memory", "pglite", "postgres"] as const)("a large response over HTTP (%s)", (backend) => {
 	let server: TestServer;
 	beforeAll(async () => {
-		server = await startTestServer("memory");
+		server = await startTestServer(backend);
 	});
 	afterAll(() => server.close());
 
@@ -69,5 +89,22 @@ describe("a large response over HTTP", () => {
 		const small = await post(`query($s: String!) { session(sessionId: $s) { lastSeq } }`, { s: "big" });
 		expect(small.headers.get("transfer-encoding")).toBeNull();
 		expect(await small.json()).toEqual({ data: { session: { lastSeq: 8 } } });
+
+		// A small context is sent whole, its stored messages written in as they stand.
+		await server.request(`mutation { createSession(input: { sessionId: "small" }) { sessionId } }`);
+		const message = {
+			role: "user",
+			content: [{ type: "text", text: 'é😀 "quoted" \\ \u2028' }],
+			timestamp: 1,
+		};
+		await server.request(
+			`mutation($input: AppendEntryInput!) { appendEntry(input: $input) { entry { seq } } }`,
+			{ input: { sessionId: "small", entry: { message } } },
+		);
+		const context = await post(`query($s: String!) { session(sessionId: $s) { context { messages } } }`, {
+			s: "small",
+		});
+		expect(context.headers.get("transfer-encoding")).toBeNull();
+		expect(await context.json()).toEqual({ data: { session: { context: { messages: [message] } } } });
 	});
 });

@@ -15,6 +15,7 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import type { CommitAnnouncer } from "../commits.js";
 import { lockDirectory } from "./dir-lock.js";
+import { JSON_OID, jsonBytes, jsonString } from "./json-text.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 import { codingDatabaseErrors, reconnectDelay } from "./unavailable.js";
@@ -62,7 +63,8 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 	const unlock = dataDir && !options.locked ? await lockDirectory(dataDir) : () => {};
 	let client: PGlite;
 	try {
-		client = dataDir ? new PGlite(dataDir) : new PGlite();
+		const parsers = { [JSON_OID]: jsonString };
+		client = dataDir ? new PGlite(dataDir, { parsers }) : new PGlite({ parsers });
 		await client.waitReady;
 	} catch (error) {
 		unlock();
@@ -122,6 +124,8 @@ export async function openPostgres(
 		// A runaway statement is cancelled instead of holding a connection and a CPU forever.
 		connection: { application_name: "session-tree", statement_timeout: timeouts.ordinaryMs },
 	});
+	// json columns as their bytes (json-text.ts); as Drizzle sets its own parsers, on the client's options.
+	(client.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
 	try {
 		const lock = await client.reserve();
 		try {

@@ -7,6 +7,7 @@
  */
 import { and, count, eq, notExists, type SQL, sql } from "drizzle-orm";
 import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type JsonText, parseJsonText } from "../../session/raw-json.js";
 import { isStorableText } from "../../session/validate.js";
 import type { SessionWindow } from "../paging.js";
 import { sessionIdTaken } from "../records.js";
@@ -315,9 +316,10 @@ export function entryLogRows(
 
 /**
  * The session row and one window of its log in one statement: the session's
- * row first, as one JSON object (`session`, null in the other rows), then the
- * window's rows (their columns null in the session's); nothing when the
- * session does not exist (entries cannot outlive their session: foreign key).
+ * row first, as one JSON object (`session`, json text: ./json-text.ts; null
+ * in the other rows), then the window's rows (their columns null in the
+ * session's); nothing when the session does not exist (entries cannot
+ * outlive their session: foreign key).
  */
 const sessionLogStatement = statementFamily((shape: string) => {
 	const entryFields = Object.entries(entrySelection(omissionsOf(shape)));
@@ -326,7 +328,7 @@ const sessionLogStatement = statementFamily((shape: string) => {
 		Object.entries(sessionColumns).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`),
 		sql`, `,
 	)})`;
-	return statement<BriefEntryRow & { session: SessionRow | null }>(
+	return statement<BriefEntryRow & { session: JsonText | null }>(
 		"session_with_entries",
 		sql`select ${sessionObject} as session, ${sql.join(
 			entryFields.map(([name]) => sql`null as ${sql.identifier(name)}`),
@@ -350,7 +352,7 @@ export async function sessionWithLogRows(
 	let session: SessionRow | undefined;
 	const rows: BriefEntryRow[] = [];
 	for (const row of result) {
-		if (row.session) session = row.session;
+		if (row.session) session = parseJsonText(row.session) as SessionRow;
 		else rows.push(row);
 	}
 	if (!session) return undefined;

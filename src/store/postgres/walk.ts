@@ -10,7 +10,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AgentMessage, Entry, StoredEntry } from "../../session/entry.js";
 import { SETTING_TYPES } from "../../session/kinds.js";
-import { rawObject } from "../../session/raw-json.js";
+import { type JsonText, rawObject } from "../../session/raw-json.js";
 import { boundByCompaction, pathToRoot } from "../../session/tree.js";
 import { isStorableText } from "../../session/validate.js";
 import { checkPathStart } from "../records.js";
@@ -85,7 +85,7 @@ type WalkRow = BriefEntryRow & {
 	/** A scan's row: 1 for the start, 0 for the others; null (one cheap null per row) for a walk's. */
 	scan?: number | null;
 	keptFrom?: string | null;
-	messageText?: string | null;
+	messageText?: JsonText | null;
 	messageRole?: string | null;
 	messageProvider?: string | null;
 	messageModel?: string | null;
@@ -197,7 +197,8 @@ const walkStatement = statementFamily((shape: string) => {
 		const type = fromWalk ? sql`walk.type` : row(entries.type);
 		// Beyond the compaction bound (a walk's rows only; a scan of a context has no bound).
 		const beyond = fromWalk ? sql`walk.beyond` : sql`false`;
-		// In a raw context a message before the compaction bound is passed as text, with the fields the projection reads.
+		// In a raw context a message before the compaction bound is passed as JSON text (typed json: json-text.ts), with
+		// the fields the projection reads.
 		const rawMessage = sql`${type} = 'message' and not ${beyond}`;
 		const payload =
 			mode === "context"
@@ -228,7 +229,7 @@ const walkStatement = statementFamily((shape: string) => {
 			...(brief ? {} : { payload }),
 			...(raw
 				? {
-						messageText: sql`case when ${rawMessage} then ${message}::text end`,
+						messageText: sql`case when ${rawMessage} then ${message}::json end`,
 						...projectedFields(message, rawMessage),
 					}
 				: {}),
