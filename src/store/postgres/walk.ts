@@ -118,24 +118,48 @@ function walkEntry(row: WalkRow, sessionId: string): StoredEntry {
  * sorted here by depth (they arrive leaf first, so the sort is a reversal;
  * one order for both kinds of answer, which a UNION could not give without
  * sorting the scan's rows too); a scan's are the session's rows up to the
- * start's depth, and the path is walked here through the session's own rules
- * (session/tree.ts).
+ * start's depth, and the path is found here: a chain's rows checked link by
+ * link, any others walked through the session's own rules (session/tree.ts).
  */
 function pathRows(rows: WalkRow[], mode: WalkMode): WalkRow[] {
 	if (rows[0]?.scan == null) return rows.sort((a, b) => Number(a.depth) - Number(b.depth));
-	const byId = new Map<string, { entry: WalkRow }>();
-	let start: string | null = null;
-	for (const row of rows) {
-		byId.set(row.id, { entry: row });
-		if (Number(row.scan) === 1) start = row.id;
-	}
-	const path = pathToRoot(start, (id) => byId.get(id));
-	if (mode !== "bounded") return path.map(({ entry }) => entry);
-	const bounds = path.map(({ entry }) => ({
+	const start = rows.find((row) => Number(row.scan) === 1);
+	const path = (start && chainOf(rows, start)) ?? walkedPath(rows, start);
+	if (mode !== "bounded") return path;
+	const bounds = path.map((entry) => ({
 		row: entry,
 		entry: { type: entry.type, id: entry.id, firstKeptEntryId: entry.keptFrom ?? undefined } as Entry,
 	}));
 	return boundByCompaction(bounds).map(({ row }) => row);
+}
+
+/** The path to `start` through the session's rules (session/tree.ts). */
+function walkedPath(rows: readonly WalkRow[], start: WalkRow | undefined): WalkRow[] {
+	const byId = new Map<string, { entry: WalkRow }>();
+	for (const row of rows) byId.set(row.id, { entry: row });
+	return pathToRoot(start?.id ?? null, (id) => byId.get(id)).map(({ entry }) => entry);
+}
+
+/**
+ * The same path when the scan's rows are one chain, root first by depth,
+ * each row the next one's parent and `start` the last (a linear session's
+ * scan): every link is checked, so it is the path pathToRoot walks, found
+ * without a map of the rows. Null when they are not.
+ */
+function chainOf(rows: readonly WalkRow[], start: WalkRow): WalkRow[] | null {
+	const last = Number(start.depth);
+	if (rows.length !== last + 1) return null;
+	const chain: Array<WalkRow | undefined> = new Array(rows.length);
+	for (const row of rows) {
+		const depth = Number(row.depth);
+		if (!(depth >= 0 && depth <= last) || chain[depth] !== undefined) return null;
+		chain[depth] = row;
+	}
+	for (let depth = 0; depth <= last; depth++) {
+		const parentId = depth === 0 ? null : (chain[depth - 1] as WalkRow).id;
+		if ((chain[depth] as WalkRow).parentId !== parentId) return null;
+	}
+	return chain[last] === start ? (chain as WalkRow[]) : null;
 }
 
 /** The path's rows, root first; none when the start entry is missing. */
