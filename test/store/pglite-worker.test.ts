@@ -53,7 +53,11 @@ describe("a heavy read on embedded PGlite does not hold the server", () => {
 		await server?.close();
 	});
 
-	it("answers { __typename } within the bound while the context of a 50,000-entry session is computed", async () => {
+	// A wall-clock bound on a 2-core machine that the rest of the suite (Chromium, other servers) shares: a
+	// try whose quick request the scheduler delayed is tried again. A server held by the walk fails every try.
+	it("answers { __typename } within the bound while the context of a 50,000-entry session is computed", {
+		retry: 2,
+	}, async () => {
 		const walking = new Promise<void>((resolve) => {
 			onWalk = resolve;
 		});
@@ -68,6 +72,8 @@ describe("a heavy read on embedded PGlite does not hold the server", () => {
 				heavyDone = performance.now();
 				return response;
 			});
+		// Awaited below; if an assertion fails first, closing the server ends it, and that is no error of its own.
+		heavy.catch(() => {});
 		await within(10_000, "the context walk to start", walking);
 
 		const asked = performance.now();
