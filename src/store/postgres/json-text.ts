@@ -6,7 +6,8 @@
  * field's bytes as the socket delivered them, never decoded: a parser marked
  * `bytes` is handed the bytes (patches/postgres+3.4.9.patch); 9 MB of a
  * long context's messages then never become strings. PGlite hands over the
- * text.
+ * text. (Postgres casts jsonb to json through text, checking it again: about
+ * 0.7 ms per MB on PostgreSQL 15 here, against the server's 40 ms saved.)
  */
 import type { JsonText } from "../../session/raw-json.js";
 
