@@ -44,8 +44,9 @@ describe("pieces of an encoding", () => {
 	});
 });
 
-// On Postgres a context's stored messages come as bytes and are copied into the response undecoded.
-describe.each(["memory", "pglite", "postgres"] as const)("a large response over HTTP (%s)", (backend) => {
+// On Postgres a context's stored messages come as bytes and are copied into the response undecoded
+// (PGlite's come as strings, like memory's; its large context is test/store/pglite-worker.test.ts's).
+describe.each(["memory", "postgres"] as const)("a large response over HTTP (%s)", (backend) => {
 	let server: TestServer;
 	beforeAll(async () => {
 		server = await startTestServer(backend);
