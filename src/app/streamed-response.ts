@@ -23,21 +23,10 @@ import { encodedParts, onlyData } from "./result-limit.js";
 const STREAM_FROM = 256 * 1024;
 /** The size of a piece (the last one may be shorter). */
 const PIECE_BYTES = 64 * 1024;
-/** Strings are encoded this many UTF-16 units at a time: at most 3 bytes each, so a slice fits an empty piece. */
-const SLICE_UNITS = 16 * 1024;
+/** A UTF-16 unit is at most this many bytes of UTF-8 (a surrogate pair is 4 bytes for 2 units). */
+const MAX_BYTES_PER_UNIT = 3;
 
-/** `text` cut into slices of at most SLICE_UNITS units, never between the two halves of a surrogate pair. */
-function* slices(text: string): Generator<string> {
-	let from = 0;
-	while (text.length - from > SLICE_UNITS) {
-		let to = from + SLICE_UNITS;
-		const unit = text.charCodeAt(to - 1);
-		if (unit >= 0xd800 && unit <= 0xdbff) to -= 1;
-		yield text.slice(from, to);
-		from = to;
-	}
-	yield from === 0 ? text : text.slice(from);
-}
+const encoder = new TextEncoder();
 
 /** The parts as UTF-8, in pieces of PIECE_BYTES bytes (a string's characters never split between two). */
 export function* pieces(parts: readonly JsonText[]): Generator<Uint8Array> {
@@ -52,9 +41,19 @@ export function* pieces(parts: readonly JsonText[]): Generator<Uint8Array> {
 	};
 	for (const part of parts) {
 		if (typeof part === "string") {
-			for (const slice of slices(part)) {
-				if (used + Buffer.byteLength(slice) > PIECE_BYTES) yield next();
-				used += piece.write(slice, used);
+			// A string sure to fit is written at once; a longer one as far as it fits (encodeInto writes whole
+			// characters only and says how much it read), the rest into the next pieces.
+			if (part.length * MAX_BYTES_PER_UNIT <= PIECE_BYTES - used) {
+				used += piece.write(part, used);
+				continue;
+			}
+			let rest = part;
+			for (;;) {
+				const { read, written } = encoder.encodeInto(rest, piece.subarray(used));
+				used += written;
+				if (read === rest.length) break;
+				rest = rest.slice(read);
+				yield next();
 			}
 			continue;
 		}
