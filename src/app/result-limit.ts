@@ -18,7 +18,7 @@
  */
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import { type JsonText, jsonTextString, RawJson, stringifyToParts } from "../session/raw-json.js";
+import { type JsonText, joinJsonText, RawJson, stringifyToParts } from "../session/raw-json.js";
 
 /** Far below what JSON.stringify survives, far above an operation's depth plus an entry's JSON depth. */
 const MAX_RESULT_DEPTH = 256;
@@ -148,7 +148,7 @@ function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Ch
 		return tooLarge(`is larger than ${maxBytes} bytes`, "response");
 	let text: string | undefined;
 	const whole = () => {
-		text ??= parts.map(jsonTextString).join("");
+		text ??= joinJsonText(parts);
 		return text;
 	};
 	const encodable = result as Encodable;

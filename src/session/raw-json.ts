@@ -35,6 +35,11 @@ export function jsonTextString(text: JsonText): string {
 	return typeof text === "string" ? text : utf8.decode(text);
 }
 
+/** Parts of JSON text (stringifyToParts) joined into one string. */
+export function joinJsonText(parts: readonly JsonText[]): string {
+	return parts.map(jsonTextString).join("");
+}
+
 /** The value `text` encodes. */
 export function parseJsonText(text: JsonText): unknown {
 	return JSON.parse(jsonTextString(text));
@@ -106,5 +111,5 @@ export function stringifyToParts(value: unknown): JsonText[] {
 
 /** JSON.stringify(value), with every RawJson's text written in as it stands. */
 export function stringifyWithRaw(value: unknown): string {
-	return stringifyToParts(value).map(jsonTextString).join("");
+	return joinJsonText(stringifyToParts(value));
 }
