@@ -188,9 +188,9 @@ describe("terminating the service's connections with pg_terminate_backend", () =
 	let server: ServerProcess;
 	let admin: postgres.Sql;
 
-	/** Terminate the service's backends (its pool, and with the listener its LISTEN connection); their pids. */
+	/** Terminate the service's backends (its pool and upkeep, with the listener its LISTEN connection); their pids. */
 	const terminate = async (listener: boolean) => {
-		const names = listener ? ["session-tree", "session-tree-listen"] : ["session-tree"];
+		const names = ["session-tree", "session-tree-upkeep", ...(listener ? ["session-tree-listen"] : [])];
 		const rows = await admin<{ pid: number; terminated: boolean }[]>`
 			select pid, pg_terminate_backend(pid) as terminated from pg_stat_activity
 			where datname = ${database.name} and application_name in ${admin(names)}`;

@@ -83,7 +83,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 		const store = new PgStore(db as unknown as Db, {
 			backend: "pglite",
 			// Upkeep, not a request's statements: outside the statement log.
-			foldDb: drizzlePglite(client, { schema }) as unknown as Db,
+			upkeepDb: drizzlePglite(client, { schema }) as unknown as Db,
 			...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
 			close,
 			upkeep: {
@@ -107,53 +107,71 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 }
 
 /**
- * A pool of postgres.js connections. A lost connection is reopened by the
- * pool, and a call that lost its connection fails as UNAVAILABLE (see
+ * A postgres.js client as the store uses it. No array types are read or sent
+ * (parameters are JSON text), so a new connection skips postgres.js's lookup
+ * of them: one round trip fewer, and no statement of its own under the
+ * ordinary timeout, whose cancellation postgres.js leaves unhandled.
+ */
+function connect(url: string, name: string, max: number, statementTimeoutMs: number) {
+	const client = postgres(url, {
+		max,
+		backoff: reconnectDelay,
+		onnotice: () => {},
+		fetch_types: false,
+		connection: { application_name: name, statement_timeout: statementTimeoutMs },
+	});
+	// json columns as their bytes (json-text.ts); as Drizzle sets its own parsers, on the client's options.
+	(client.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
+	return client;
+}
+
+/**
+ * A pool of postgres.js connections for requests, and one connection for
+ * upkeep (migrations, rollup rebuilds and folds, ANALYZE). A lost connection
+ * is reopened, and a call that lost its connection fails as UNAVAILABLE (see
  * ./unavailable.ts). postgres.js is patched at install (patches/): its 3.4.9
  * crashes the process when a write outlives its socket (porsager/postgres#1208).
+ *
+ * A request's statement runs under the ordinary timeout (a runaway one is
+ * cancelled instead of holding a connection and a CPU forever); upkeep is no
+ * request's work and may take far longer, so it runs under the bulk timeout:
+ * a tight ordinary timeout must not stop a server from starting.
  */
 export async function openPostgres(
 	url: string,
 	options: OpenOptions & { max?: number } = {},
 ): Promise<PgStore> {
 	const timeouts = options.statementTimeouts ?? DEFAULT_TIMEOUTS;
-	const client = postgres(url, {
-		max: options.max ?? 10,
-		backoff: reconnectDelay,
-		onnotice: () => {},
-		// A runaway statement is cancelled instead of holding a connection and a CPU forever.
-		connection: { application_name: "session-tree", statement_timeout: timeouts.ordinaryMs },
-	});
-	// json columns as their bytes (json-text.ts); as Drizzle sets its own parsers, on the client's options.
-	(client.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
+	const upkeep = connect(url, "session-tree-upkeep", 1, timeouts.bulkMs);
 	try {
-		const lock = await client.reserve();
+		// Held on the upkeep connection, the only one migrating.
+		await upkeep`select pg_advisory_lock(${MIGRATION_LOCK})`;
 		try {
-			await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-			await migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+			await migratePostgres(drizzlePostgres(upkeep, { schema }), { migrationsFolder: MIGRATIONS_DIR });
 		} finally {
-			await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`;
-			lock.release();
+			await upkeep`select pg_advisory_unlock(${MIGRATION_LOCK})`;
 		}
 	} catch (error) {
-		await client.end({ timeout: 1 });
+		await upkeep.end({ timeout: 1 });
 		throw error;
 	}
+	const client = connect(url, "session-tree", options.max ?? 10, timeouts.ordinaryMs);
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
 	const store = new PgStore(db as unknown as Db, {
 		backend: "postgres",
-		// Upkeep, not a request's statements: outside the statement log.
-		foldDb: drizzlePostgres(client, { schema }) as unknown as Db,
+		upkeepDb: drizzlePostgres(upkeep, { schema }) as unknown as Db,
 		...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
 		bulkStatementTimeoutMs: timeouts.bulkMs,
 		upkeep: {
 			analyze: async () => {
-				await client.unsafe(ANALYZE_TABLES);
-				const [row] = await client.unsafe<{ n: number }[]>(COUNTED_ENTRY_ROWS);
+				await upkeep.unsafe(ANALYZE_TABLES);
+				const [row] = await upkeep.unsafe<{ n: number }[]>(COUNTED_ENTRY_ROWS);
 				return Number(row?.n ?? 0);
 			},
 		},
-		close: () => client.end({ timeout: 5 }),
+		close: async () => {
+			await Promise.all([client.end({ timeout: 5 }), upkeep.end({ timeout: 5 })]);
+		},
 		...(options.announce ? { announce: options.announce } : {}),
 		...(options.optimisticAttempts === undefined ? {} : { optimisticAttempts: options.optimisticAttempts }),
 	});

@@ -114,8 +114,12 @@ export interface PgStoreOptions {
 	optimisticAttempts?: number;
 	/** How long after a write its workspace's rollups are folded (./fold.ts; default FOLD_DELAY_MS). */
 	foldDelayMs?: number;
-	/** Where folds run: the same client without the statement log (default: `db`). */
-	foldDb?: Db;
+	/**
+	 * Where upkeep runs (folds, rollup rebuilds): outside the statement log,
+	 * and on Postgres on a connection of its own under the bulk statement
+	 * timeout, as it is no request's work (default: `db`).
+	 */
+	upkeepDb?: Db;
 }
 
 export class PgStore extends TreeWrites implements SessionStore {
@@ -130,7 +134,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private readonly statistics: AnalyzeSchedule;
 	/** Workspace rollups folded in the background after writes (./fold.ts). */
 	private readonly folds: FoldSchedule;
-	private readonly foldDb: Db;
+	private readonly upkeepDb: Db;
 
 	private readonly bulkStatementTimeoutMs: number | undefined;
 
@@ -139,9 +143,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 		this.bulkStatementTimeoutMs = options.bulkStatementTimeoutMs;
 		this.db = db;
 		this.statistics = new AnalyzeSchedule(options.upkeep);
-		this.foldDb = options.foldDb ?? db;
+		this.upkeepDb = options.upkeepDb ?? db;
 		this.folds = new FoldSchedule(
-			async (ws) => (await foldWorkspace(this.foldDb, ws)).finished,
+			async (ws) => (await foldWorkspace(this.upkeepDb, ws)).finished,
 			options.foldDelayMs,
 		);
 		this.backend = options.backend;
@@ -409,19 +413,19 @@ export class PgStore extends TreeWrites implements SessionStore {
 	 * those of sessions that have entries and no rollup row, i.e. written
 	 * before rollups existed; a rebuild stopped halfway resumes there. Each
 	 * session in a transaction holding its row lock: its writes wait, so no
-	 * entry is counted twice or missed. Returns the sessions rebuilt.
+	 * entry is counted twice or missed. Upkeep, so on the upkeep connection
+	 * (bulk timeout, no statement log). Returns the sessions rebuilt.
 	 */
 	async rebuildRollups(options: RebuildRollupsOptions = {}): Promise<number> {
 		const missing = sql`not exists (select 1 from ${usageRollups} where ${usageRollups.sessionKey} = ${sessions.key})`;
-		const targets = await this.db
+		const targets = await this.upkeepDb
 			.select({ key: sessions.key, ws: sessions.workspaceId, id: sessions.id })
 			.from(sessions)
 			.where(and(sql`${sessions.entryCount} > 0`, options.missingOnly ? missing : undefined))
 			.orderBy(sessions.key);
 		let rebuilt = 0;
 		for (const [index, { key, ws, id }] of targets.entries()) {
-			const made = await this.db.transaction(async (tx) => {
-				await this.bulkTimeout(tx);
+			const made = await this.upkeepDb.transaction(async (tx) => {
 				const [locked] = await tx
 					.select({ key: sessions.key })
 					.from(sessions)
@@ -617,14 +621,14 @@ export class PgStore extends TreeWrites implements SessionStore {
 	/** Folds every workspace's dirty rollups now (./fold.ts): after a rebuild, or to catch up another instance's. */
 	async foldRollups(): Promise<number> {
 		let cleared = 0;
-		for (const ws of await dirtyWorkspaces(this.foldDb))
-			cleared += (await foldWorkspace(this.foldDb, ws)).cleared;
+		for (const ws of await dirtyWorkspaces(this.upkeepDb))
+			cleared += (await foldWorkspace(this.upkeepDb, ws)).cleared;
 		return cleared;
 	}
 
 	/** Folds, in the background, the workspaces with dirty rollups (at open: another instance's, or a migration's). */
 	foldLater(): void {
-		this.folds.touchAll(() => dirtyWorkspaces(this.foldDb));
+		this.folds.touchAll(() => dirtyWorkspaces(this.upkeepDb));
 	}
 
 	async close(): Promise<void> {
