@@ -44,21 +44,14 @@ describe("opening the Postgres store under a tight ordinary statement timeout", 
 		}
 		const admin = postgres(database.url, { max: 1, onnotice: () => {} });
 		try {
-			await admin.unsafe(`delete from ${getTableName(usageRollups)}`);
-		} finally {
-			await admin.end({ timeout: 1 });
-		}
-
-		const reopened = await openPostgres(database.url, { statementTimeouts: TIGHT });
-		await reopened.close();
-		const check = postgres(database.url, { max: 1, onnotice: () => {} });
-		try {
-			const [row] = await check.unsafe<{ n: number }[]>(
-				`select count(*)::int as n from ${getTableName(usageRollups)}`,
-			);
+			const rollups = getTableName(usageRollups);
+			await admin.unsafe(`delete from ${rollups}`);
+			const reopened = await openPostgres(database.url, { statementTimeouts: TIGHT });
+			await reopened.close();
+			const [row] = await admin.unsafe<{ n: number }[]>(`select count(*)::int as n from ${rollups}`);
 			expect(row?.n).toBeGreaterThan(0);
 		} finally {
-			await check.end({ timeout: 1 });
+			await admin.end({ timeout: 1 });
 		}
 	}, 60_000);
 });
