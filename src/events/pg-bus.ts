@@ -38,6 +38,8 @@ export class PgListenBus implements EventBus {
 			max: 1,
 			backoff: reconnectDelay,
 			onnotice: () => {},
+			// No arrays are read or sent: no type lookup per connection (see store/postgres/open.ts).
+			fetch_types: false,
 			connection: { application_name: "session-tree-listen" },
 		});
 	}

@@ -50,6 +50,8 @@ export class PgPresenceTransport implements PresenceTransport {
 				max: 1,
 				backoff: reconnectDelay,
 				onnotice: () => {},
+				// No arrays are read or sent: no type lookup per connection (see store/postgres/open.ts).
+				fetch_types: false,
 				connection: { application_name: name },
 			});
 		this.listenSql = connect("session-tree-presence-listen");
@@ -120,8 +122,8 @@ export class PgPresenceTransport implements PresenceTransport {
 		this.flushing = (async () => {
 			await new Promise<void>((resolve) => setImmediate(resolve));
 			while (this.queue.length > 0) {
-				// One JSON text parameter rather than a text[]: postgres.js encodes arrays wrongly before it
-				// has fetched the server's array types (the connection's first statement).
+				// One JSON text parameter rather than a text[]: postgres.js encodes arrays wrongly without the
+				// server's array types, which this client does not fetch.
 				const batch = this.queue.splice(0, SEND_BATCH);
 				try {
 					await this.sendSql`
