@@ -13,10 +13,10 @@
  * noticed yet) fails the probe until postgres.js has listened again.
  */
 import { randomUUID } from "node:crypto";
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { Logger } from "../logger.js";
 import { decodeNotice, NOTIFY_CHANNEL } from "../store/commits.js";
-import { reconnectDelay } from "../store/postgres/unavailable.js";
+import { serviceClient } from "../store/postgres/client.js";
 import { type BusListener, type EventBus, ListenerSet } from "./bus.js";
 
 export class PgListenBus implements EventBus {
@@ -34,14 +34,7 @@ export class PgListenBus implements EventBus {
 		url: string,
 		private readonly logger: Logger,
 	) {
-		this.sql = postgres(url, {
-			max: 1,
-			backoff: reconnectDelay,
-			onnotice: () => {},
-			// No arrays are read or sent: no type lookup per connection (see store/postgres/open.ts).
-			fetch_types: false,
-			connection: { application_name: "session-tree-listen" },
-		});
+		this.sql = serviceClient(url, "session-tree-listen");
 	}
 
 	/** Resolves once the first LISTEN is in place: commits after that are seen. */

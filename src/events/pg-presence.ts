@@ -12,9 +12,9 @@
  * "gone" is never overtaken by its last "here". A failed send is logged and
  * dropped: the next heartbeat repairs it, and the TTL covers a lost "gone".
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { Logger } from "../logger.js";
-import { reconnectDelay } from "../store/postgres/unavailable.js";
+import { serviceClient } from "../store/postgres/client.js";
 import {
 	decodeMessage,
 	encodeMessage,
@@ -45,17 +45,8 @@ export class PgPresenceTransport implements PresenceTransport {
 		private readonly logger: Logger,
 		private readonly channel: string,
 	) {
-		const connect = (name: string) =>
-			postgres(url, {
-				max: 1,
-				backoff: reconnectDelay,
-				onnotice: () => {},
-				// No arrays are read or sent: no type lookup per connection (see store/postgres/open.ts).
-				fetch_types: false,
-				connection: { application_name: name },
-			});
-		this.listenSql = connect("session-tree-presence-listen");
-		this.sendSql = connect("session-tree-presence");
+		this.listenSql = serviceClient(url, "session-tree-presence-listen");
+		this.sendSql = serviceClient(url, "session-tree-presence");
 	}
 
 	/** Resolves once LISTEN is in place: messages sent after that are heard. */
@@ -123,7 +114,7 @@ export class PgPresenceTransport implements PresenceTransport {
 			await new Promise<void>((resolve) => setImmediate(resolve));
 			while (this.queue.length > 0) {
 				// One JSON text parameter rather than a text[]: postgres.js encodes arrays wrongly without the
-				// server's array types, which this client does not fetch.
+				// server's array types, which a service client does not fetch (store/postgres/client.ts).
 				const batch = this.queue.splice(0, SEND_BATCH);
 				try {
 					await this.sendSql`

@@ -12,13 +12,13 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import type { CommitAnnouncer } from "../commits.js";
+import { serviceClient } from "./client.js";
 import { lockDirectory } from "./dir-lock.js";
 import { JSON_OID, jsonBytes, jsonString } from "./json-text.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
-import { codingDatabaseErrors, reconnectDelay } from "./unavailable.js";
+import { codingDatabaseErrors } from "./unavailable.js";
 import { ANALYZE_TABLES, COUNTED_ENTRY_ROWS } from "./upkeep.js";
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
@@ -106,21 +106,9 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 	}
 }
 
-/**
- * A postgres.js client as the store uses it. No array types are read or sent
- * (parameters are JSON text), so a new connection skips postgres.js's lookup
- * of them: one round trip fewer, and no statement of its own under the
- * ordinary timeout, whose cancellation postgres.js leaves unhandled.
- */
-function connect(url: string, name: string, max: number, statementTimeoutMs: number) {
-	const client = postgres(url, {
-		max,
-		backoff: reconnectDelay,
-		onnotice: () => {},
-		fetch_types: false,
-		connection: { application_name: name, statement_timeout: statementTimeoutMs },
-	});
-	// json columns as their bytes (json-text.ts); as Drizzle sets its own parsers, on the client's options.
+/** A client of the store: `json` columns as their bytes (json-text.ts), on the client's options as Drizzle sets its own parsers. */
+function storeClient(url: string, name: string, max: number, statementTimeoutMs: number) {
+	const client = serviceClient(url, name, { max, statementTimeoutMs });
 	(client.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
 	return client;
 }
@@ -142,7 +130,7 @@ export async function openPostgres(
 	options: OpenOptions & { max?: number } = {},
 ): Promise<PgStore> {
 	const timeouts = options.statementTimeouts ?? DEFAULT_TIMEOUTS;
-	const upkeep = connect(url, "session-tree-upkeep", 1, timeouts.bulkMs);
+	const upkeep = storeClient(url, "session-tree-upkeep", 1, timeouts.bulkMs);
 	try {
 		// Held on the upkeep connection, the only one migrating.
 		await upkeep`select pg_advisory_lock(${MIGRATION_LOCK})`;
@@ -155,7 +143,7 @@ export async function openPostgres(
 		await upkeep.end({ timeout: 1 });
 		throw error;
 	}
-	const client = connect(url, "session-tree", options.max ?? 10, timeouts.ordinaryMs);
+	const client = storeClient(url, "session-tree", options.max ?? 10, timeouts.ordinaryMs);
 	const db = drizzlePostgres(client, { schema, logger: logger(options) });
 	const store = new PgStore(db as unknown as Db, {
 		backend: "postgres",
