@@ -107,17 +107,24 @@ export function onlyData(result: ExecutionResult): boolean {
 const DATA_OPEN = '{"data":';
 const DATA_CLOSE = "}";
 
-/** The pieces of each result encodedOnce encoded; joined, the result's `{"data":…}` text. */
-const encodings = new WeakMap<object, { data: unknown; parts: readonly JsonText[] }>();
-
 /**
- * The encoding of a data-only result as encodedOnce made it, in pieces
- * (stored JSON among them as it stands); undefined for any other result.
+ * A result's encoding in pieces (stored JSON among them as it stands);
+ * joined, the result's `{"data":…}` text. `length` is the pieces' lengths
+ * summed: a string's in UTF-16 units, stored bytes' in bytes.
  */
-export function encodedParts(result: ExecutionResult): readonly JsonText[] | undefined {
+export interface EncodedParts {
+	parts: readonly JsonText[];
+	length: number;
+}
+
+/** The encoding of each result encodedOnce encoded, with the data it encoded. */
+const encodings = new WeakMap<object, EncodedParts & { data: unknown }>();
+
+/** The encoding of a data-only result as encodedOnce made it; undefined for any other result. */
+export function encodedParts(result: ExecutionResult): EncodedParts | undefined {
 	const encoded = encodings.get(result);
 	// A plugin that replaced the data after the encoding gets none.
-	return encoded !== undefined && encoded.data === result.data ? encoded.parts : undefined;
+	return encoded !== undefined && encoded.data === result.data ? encoded : undefined;
 }
 
 /**
@@ -141,7 +148,6 @@ function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Ch
 		// A string past V8's limit ("Invalid string length") or a stack overflow: nothing partial is sent.
 		return tooLarge(`cannot be encoded (${(error as Error).message})`, "response");
 	}
-	// A string's length in UTF-16 units, stored text's in bytes.
 	let length = 0;
 	for (const part of parts) length += part.length;
 	if (length - DATA_OPEN.length - DATA_CLOSE.length > maxBytes)
@@ -158,7 +164,7 @@ function encodedOnce(result: ExecutionResult, { maxBytes, failure, context }: Ch
 		if (onlyData(r)) return whole();
 		return encodeWithData(r, whole().slice(DATA_OPEN.length, whole().length - DATA_CLOSE.length));
 	};
-	encodings.set(encodable, { data, parts });
+	encodings.set(encodable, { data, parts, length });
 	return encodable;
 }
 

@@ -19,7 +19,7 @@ import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { JsonText } from "../session/raw-json.js";
 import { encodedParts, onlyData } from "./result-limit.js";
 
-/** Smaller results are sent as one string, as Yoga sends every result (parts' lengths: a string's UTF-16 units, bytes' bytes). */
+/** Smaller results are sent as one string, as Yoga sends every result (in EncodedParts' length). */
 const STREAM_FROM = 256 * 1024;
 /** The size of a piece (the last one may be shorter). */
 const PIECE_BYTES = 64 * 1024;
@@ -73,12 +73,9 @@ export function useStreamedResponses(): Plugin {
 	return {
 		onResultProcess({ request, result, setResult }) {
 			if (isAsyncIterable(result) || Array.isArray(result)) return;
-			const parts = encodedParts(result);
-			if (parts === undefined || !onlyData(result)) return;
-			let chars = 0;
-			for (const part of parts) chars += part.length;
-			if (chars < STREAM_FROM) return;
-			streamed.set(request, parts);
+			const encoded = encodedParts(result);
+			if (encoded === undefined || encoded.length < STREAM_FROM || !onlyData(result)) return;
+			streamed.set(request, encoded.parts);
 			// Yoga's processor answers the stand-in with the status and headers of a data-only result.
 			setResult({ data: null, stringify: () => "" } as ExecutionResult);
 		},
