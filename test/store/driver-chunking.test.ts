@@ -12,7 +12,7 @@ import { connect } from "node:net";
 import { Duplex } from "node:stream";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JSON_OID, jsonBytes } from "../../src/store/postgres/json-text.js";
+import { jsonBytes, jsonTextParsers } from "../../src/store/postgres/json-text.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 
 /** Chunk sizes, in turn: every size around a header and a small row, and large ones. */
@@ -70,7 +70,7 @@ describe("postgres.js (patched) reads whole messages whatever the socket's chunk
 			onnotice: () => {},
 			socket: rechunked(database.url, counted),
 		} as postgres.Options<Record<string, postgres.PostgresType>>);
-		(sql.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
+		Object.assign(sql.options.parsers, jsonTextParsers(jsonBytes));
 	});
 	afterAll(async () => {
 		await sql?.end({ timeout: 1 });

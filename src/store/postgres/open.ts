@@ -15,7 +15,7 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { CommitAnnouncer } from "../commits.js";
 import { serviceClient } from "./client.js";
 import { lockDirectory } from "./dir-lock.js";
-import { JSON_OID, jsonBytes, jsonString } from "./json-text.js";
+import { jsonBytes, jsonString, jsonTextParsers } from "./json-text.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 import { codingDatabaseErrors } from "./unavailable.js";
@@ -63,7 +63,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 	const unlock = dataDir && !options.locked ? await lockDirectory(dataDir) : () => {};
 	let client: PGlite;
 	try {
-		const parsers = { [JSON_OID]: jsonString };
+		const parsers = jsonTextParsers(jsonString);
 		client = dataDir ? new PGlite(dataDir, { parsers }) : new PGlite({ parsers });
 		await client.waitReady;
 	} catch (error) {
@@ -106,10 +106,10 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 	}
 }
 
-/** A client of the store: `json` columns as their bytes (json-text.ts), on the client's options as Drizzle sets its own parsers. */
+/** A client of the store: JSON text columns as their bytes (json-text.ts), on the client's options as Drizzle sets its own parsers. */
 function storeClient(url: string, name: string, max: number, statementTimeoutMs: number) {
 	const client = serviceClient(url, name, { max, statementTimeoutMs });
-	(client.options.parsers as Record<number, unknown>)[JSON_OID] = jsonBytes;
+	Object.assign(client.options.parsers, jsonTextParsers(jsonBytes));
 	return client;
 }
 

@@ -15,6 +15,7 @@ import { boundByCompaction, pathToRoot } from "../../session/tree.js";
 import { isStorableText } from "../../session/validate.js";
 import { checkPathStart } from "../records.js";
 import type { EntryOmissions } from "../store.js";
+import { storedJsonText } from "./json-text.js";
 import type { Db } from "./queries.js";
 import { type BriefEntryRow, isoText, selectList, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
@@ -186,12 +187,13 @@ const p = sql.placeholder;
 /**
  * The message fields projectContext reads (its role; an assistant's provider
  * and model), each as JSON text: SQL null when the message has no such
- * field, `null` when it holds null.
+ * field, `null` when it holds null. Each is read by its path in the payload:
+ * `payload->'message'` would copy the whole message once more per field.
  */
-const projectedFields = (message: SQL, when: SQL) => ({
-	messageRole: sql`case when ${when} then (${message}->'role')::text end`,
-	messageProvider: sql`case when ${when} then (${message}->'provider')::text end`,
-	messageModel: sql`case when ${when} then (${message}->'model')::text end`,
+const projectedFields = (payload: SQL, when: SQL) => ({
+	messageRole: sql`case when ${when} then (${payload} #> '{message,role}')::text end`,
+	messageProvider: sql`case when ${when} then (${payload} #> '{message,provider}')::text end`,
+	messageModel: sql`case when ${when} then (${payload} #> '{message,model}')::text end`,
 });
 
 /**
@@ -221,7 +223,7 @@ const walkStatement = statementFamily((shape: string) => {
 		const type = fromWalk ? sql`walk.type` : row(entries.type);
 		// Beyond the compaction bound (a walk's rows only; a scan of a context has no bound).
 		const beyond = fromWalk ? sql`walk.beyond` : sql`false`;
-		// In a raw context a message before the compaction bound is passed as JSON text (typed json: json-text.ts), with
+		// In a raw context a message before the compaction bound is passed as JSON text (json-text.ts), with
 		// the fields the projection reads.
 		const rawMessage = sql`${type} = 'message' and not ${beyond}`;
 		const payload =
@@ -253,8 +255,8 @@ const walkStatement = statementFamily((shape: string) => {
 			...(brief ? {} : { payload }),
 			...(raw
 				? {
-						messageText: sql`case when ${rawMessage} then ${message}::json end`,
-						...projectedFields(message, rawMessage),
+						messageText: sql`case when ${rawMessage} then ${storedJsonText(message)} end`,
+						...projectedFields(row(entries.payload), rawMessage),
 					}
 				: {}),
 		};
