@@ -20,34 +20,36 @@ export interface ProjectionOptions {
 
 const toMillis = (timestamp: string): number => new Date(timestamp).getTime();
 
-function messagesOf(entry: Entry, options: ProjectionOptions): AgentMessage[] {
+/** Adds what `entry` contributes to the context's messages to `messages` (a path's worth: no array per entry). */
+function addMessages(entry: Entry, options: ProjectionOptions, messages: AgentMessage[]): void {
 	switch (entry.type) {
 		case "message":
-			return [entry.message];
+			messages.push(entry.message);
+			return;
 		case "custom_message":
-			return [
-				{
-					role: "custom",
-					customType: entry.customType,
-					content: entry.content,
-					display: entry.display,
-					details: entry.details,
-					timestamp: toMillis(entry.timestamp),
-				},
-			];
+			messages.push({
+				role: "custom",
+				customType: entry.customType,
+				content: entry.content,
+				display: entry.display,
+				details: entry.details,
+				timestamp: toMillis(entry.timestamp),
+			});
+			return;
 		case "branch_summary":
-			return entry.summary
-				? [
-						{
-							role: "branchSummary",
-							summary: entry.summary,
-							fromId: entry.fromId,
-							timestamp: toMillis(entry.timestamp),
-						},
-					]
-				: [];
-		case "custom":
-			return options.customProjectors?.[entry.customType]?.(entry) ?? [];
+			if (entry.summary)
+				messages.push({
+					role: "branchSummary",
+					summary: entry.summary,
+					fromId: entry.fromId,
+					timestamp: toMillis(entry.timestamp),
+				});
+			return;
+		case "custom": {
+			const projected = options.customProjectors?.[entry.customType]?.(entry);
+			if (projected) messages.push(...projected);
+			return;
+		}
 		case "thinking_level_change":
 		case "model_change":
 		case "active_tools_change":
@@ -55,9 +57,9 @@ function messagesOf(entry: Entry, options: ProjectionOptions): AgentMessage[] {
 		case "label":
 		case "session_info":
 		case "leaf":
-			return [];
+			return;
 		default:
-			return assertNever(entry, "entry type");
+			assertNever(entry, "entry type");
 	}
 }
 
@@ -104,7 +106,7 @@ export function projectContext(fullPath: readonly Entry[], options: ProjectionOp
 
 	const messages: AgentMessage[] = [];
 	if (compactionIndex < 0) {
-		for (const entry of fullPath) messages.push(...messagesOf(entry, options));
+		for (const entry of fullPath) addMessages(entry, options, messages);
 	} else {
 		const compaction = fullPath[compactionIndex] as CompactionEntry;
 		messages.push({
@@ -117,10 +119,10 @@ export function projectContext(fullPath: readonly Entry[], options: ProjectionOp
 		for (let i = 0; i < compactionIndex; i++) {
 			const entry = fullPath[i] as Entry;
 			if (entry.id === compaction.firstKeptEntryId) kept = true;
-			if (kept) messages.push(...messagesOf(entry, options));
+			if (kept) addMessages(entry, options, messages);
 		}
 		for (let i = compactionIndex + 1; i < fullPath.length; i++) {
-			messages.push(...messagesOf(fullPath[i] as Entry, options));
+			addMessages(fullPath[i] as Entry, options, messages);
 		}
 	}
 	return {

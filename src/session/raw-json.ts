@@ -9,9 +9,13 @@
  *
  * Node 21 has `JSON.rawJSON` for this; Node 20 does not, so `toJSON` returns
  * a mark while `stringifyWithRaw` runs, and the marks are replaced by the
- * texts afterwards. A mark carries a random nonce of this process, so no
- * client string can be mistaken for one; the marks found must also be
- * exactly the ones handed out, or the value is encoded again without them.
+ * texts afterwards, in the order they were handed out (JSON.stringify writes
+ * values in the order it calls their toJSON). A mark is a random nonce of
+ * this process, so no client string can be mistaken for one; as many marks
+ * must be found as were handed out, or the value is encoded again without
+ * them. The mark is one string for every text: a 10,000-message context
+ * hands out 10,000, and a numbered mark each (made, written, then found and
+ * checked one by one) was a tenth of such a request's encoding.
  *
  * The text may be its UTF-8 bytes (JsonText) as the database's socket
  * delivered them: a 10,000-message context is 9 MB of text, and as strings
@@ -23,7 +27,7 @@
  * and returns it as jsonb renders it), so splicing it in keeps the whole
  * encoding valid JSON, nested no deeper than the input limits allow.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 /** JSON text: a string, or its UTF-8 bytes. */
 export type JsonText = string | Uint8Array;
@@ -45,9 +49,9 @@ export function parseJsonText(text: JsonText): unknown {
 	return JSON.parse(jsonTextString(text));
 }
 
-const MARK = `raw-json:${randomUUID()}:`;
+const MARK = `raw-json:${randomBytes(12).toString("hex")}`;
 /** How a mark appears in the encoding: a JSON string, quoted. */
-const QUOTED_MARK = `"${MARK}`;
+const QUOTED_MARK = `"${MARK}"`;
 
 /** The texts handed out as marks while `stringifyWithRaw` runs; null otherwise. */
 let marked: JsonText[] | null = null;
@@ -58,7 +62,7 @@ export class RawJson {
 	toJSON(): unknown {
 		if (marked === null) return parseJsonText(this.text);
 		marked.push(this.text);
-		return `${MARK}${marked.length - 1}`;
+		return MARK;
 	}
 }
 
@@ -72,21 +76,17 @@ export function rawObject<T extends object>(text: JsonText, fields: T): RawJson 
 
 /**
  * The pieces of `json` with its marks replaced by `texts`, in order (joined,
- * the encoding); null when the marks are not exactly the ones handed out.
+ * the encoding); null when it holds another number of marks.
  */
 function splice(json: string, texts: readonly JsonText[]): JsonText[] | null {
-	const parts: JsonText[] = [];
-	let from = 0;
+	const between = json.split(QUOTED_MARK);
+	if (between.length !== texts.length + 1) return null;
+	const parts: JsonText[] = new Array(2 * texts.length + 1);
 	for (let index = 0; index < texts.length; index++) {
-		const at = json.indexOf(QUOTED_MARK, from);
-		const end = at + QUOTED_MARK.length;
-		const close = json.indexOf('"', end);
-		if (at < 0 || close < 0 || json.slice(end, close) !== String(index)) return null;
-		parts.push(json.slice(from, at), texts[index] as JsonText);
-		from = close + 1;
+		parts[2 * index] = between[index] as string;
+		parts[2 * index + 1] = texts[index] as JsonText;
 	}
-	if (json.indexOf(QUOTED_MARK, from) >= 0) return null;
-	parts.push(json.slice(from));
+	parts[2 * texts.length] = between[texts.length] as string;
 	return parts;
 }
 

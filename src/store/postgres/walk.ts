@@ -151,7 +151,8 @@ function chainOf(rows: readonly WalkRow[], start: WalkRow): WalkRow[] | null {
 	const last = Number(start.depth);
 	if (rows.length !== last + 1) return null;
 	const chain: Array<WalkRow | undefined> = new Array(rows.length);
-	for (const row of rows) {
+	for (let index = 0; index < rows.length; index++) {
+		const row = rows[index] as WalkRow;
 		const depth = Number(row.depth);
 		if (!(depth >= 0 && depth <= last) || chain[depth] !== undefined) return null;
 		chain[depth] = row;
