@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomFillSync } from "node:crypto";
 
 /**
  * Session ids are UUIDv7 (what pi uses): time-ordered, so new sessions sort
@@ -13,6 +13,14 @@ export function newSessionId(now = Date.now()): string {
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+const ENTRY_ID_BYTES = 8;
+/**
+ * Entry ids' random bytes, drawn 512 ids at a time (as Node draws randomUUID's):
+ * a draw per id was 2% of a sequential append's server CPU.
+ */
+const idBytes = Buffer.alloc(512 * ENTRY_ID_BYTES);
+let idBytesUsed = idBytes.length;
+
 /**
  * Entry ids: 16 hex characters (64 random bits). pi uses 8 and checks for
  * collisions in memory; a database-backed store cannot check cheaply, so the
@@ -20,7 +28,12 @@ export function newSessionId(now = Date.now()): string {
  * the primary key would still reject one).
  */
 export function newEntryId(): string {
-	return randomBytes(8).toString("hex");
+	if (idBytesUsed === idBytes.length) {
+		randomFillSync(idBytes);
+		idBytesUsed = 0;
+	}
+	idBytesUsed += ENTRY_ID_BYTES;
+	return idBytes.toString("hex", idBytesUsed - ENTRY_ID_BYTES, idBytesUsed);
 }
 
 /**
