@@ -15,7 +15,7 @@
  * must be found as were handed out, or the value is encoded again without
  * them. The mark is one string for every text: a 10,000-message context
  * hands out 10,000, and a numbered mark each (made, written, then found and
- * checked one by one) was a tenth of such a request's encoding.
+ * checked one by one) cost about a tenth of such a request's server CPU.
  *
  * The text may be its UTF-8 bytes (JsonText) as the database's socket
  * delivered them: a 10,000-message context is 9 MB of text, and as strings
