@@ -6,7 +6,7 @@
  * size (1 to 4 bytes, splitting a message's 5-byte header; a few bytes more
  * or less than a message; 64 KiB), and every answer must be the server's,
  * byte for byte: many rows, one field larger than many chunks, an error
- * between two results, and a json column passed as its bytes (json-text.ts).
+ * between two results, and json and varchar columns passed as their bytes (json-text.ts).
  */
 import { connect } from "node:net";
 import { Duplex } from "node:stream";
@@ -78,9 +78,10 @@ describe("postgres.js (patched) reads whole messages whatever the socket's chunk
 	});
 
 	it("answers as the server sent it: 5,000 rows of every length, a 3 MB field, an error between results", async () => {
-		const rows = await sql<{ n: number; text: string; doc: Uint8Array }[]>`
+		const rows = await sql<{ n: number; text: string; doc: Uint8Array; stored: Uint8Array }[]>`
 			select g as n, repeat(chr(97 + g % 26), g % 300) as text,
-				json_build_object('n', g, 'pad', repeat('é', g % 50)) as doc
+				json_build_object('n', g, 'pad', repeat('é', g % 50)) as doc,
+				jsonb_build_object('n', g)::text::varchar as stored
 			from generate_series(1, 5000) as g order by g`;
 		expect(rows).toHaveLength(5_000);
 		for (const [i, row] of rows.entries()) {
@@ -88,6 +89,7 @@ describe("postgres.js (patched) reads whole messages whatever the socket's chunk
 			expect(row.n).toBe(n);
 			expect(row.text).toBe(String.fromCharCode(97 + (n % 26)).repeat(n % 300));
 			expect(JSON.parse(Buffer.from(row.doc).toString("utf8"))).toEqual({ n, pad: "é".repeat(n % 50) });
+			expect(Buffer.from(row.stored).toString("utf8")).toBe(`{"n": ${n}}`);
 		}
 
 		await expect(sql`select 1 / (select 0) as x`).rejects.toMatchObject({ code: "22012" });
