@@ -188,13 +188,12 @@ const p = sql.placeholder;
 /**
  * The message fields projectContext reads (its role; an assistant's provider
  * and model), each as JSON text: SQL null when the message has no such
- * field, `null` when it holds null. Each is read by its path in the payload:
- * `payload->'message'` would copy the whole message once more per field.
+ * field, `null` when it holds null.
  */
-const projectedFields = (payload: SQL, when: SQL) => ({
-	messageRole: sql`case when ${when} then (${payload} #> '{message,role}')::text end`,
-	messageProvider: sql`case when ${when} then (${payload} #> '{message,provider}')::text end`,
-	messageModel: sql`case when ${when} then (${payload} #> '{message,model}')::text end`,
+const projectedFields = (message: SQL, when: SQL) => ({
+	messageRole: sql`case when ${when} then (${message}->'role')::text end`,
+	messageProvider: sql`case when ${when} then (${message}->'provider')::text end`,
+	messageModel: sql`case when ${when} then (${message}->'model')::text end`,
 });
 
 /**
@@ -257,7 +256,7 @@ const walkStatement = statementFamily((shape: string) => {
 			...(raw
 				? {
 						messageText: sql`case when ${rawMessage} then ${storedJsonText(message)} end`,
-						...projectedFields(row(entries.payload), rawMessage),
+						...projectedFields(message, rawMessage),
 					}
 				: {}),
 		};
