@@ -60,15 +60,10 @@ export function* pieces(parts: readonly JsonText[]): Generator<Uint8Array> {
 			}
 			continue;
 		}
-		// Stored bytes: a part that fits is copied whole (most do: a message is far smaller than a piece).
-		if (part.length < PIECE_BYTES - used) {
-			piece.set(part, used);
-			used += part.length;
-			continue;
-		}
 		for (let from = 0; from < part.length; ) {
 			const end = Math.min(part.length, from + PIECE_BYTES - used);
-			piece.set(part.subarray(from, end), used);
+			// Most stored parts fit whole (a message is far smaller than a piece): no view made for them.
+			piece.set(from === 0 && end === part.length ? part : part.subarray(from, end), used);
 			used += end - from;
 			from = end;
 			if (used === PIECE_BYTES) yield next();
