@@ -1,8 +1,27 @@
+import { statfsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const require = createRequire(import.meta.url);
+
+/**
+ * The run's temporary files (PGlite directories, the embedded Postgres, the browser's profile)
+ * in memory when the machine has room for them: a run copies and removes a 39 MB PGlite
+ * directory dozens of times, 0.7 s each on this machine's disk against 0.08 s on tmpfs. Set
+ * before the global setup and the workers start, which inherit it; a TMPDIR given is kept.
+ */
+const MEMORY_TMP = "/dev/shm";
+if (!process.env.TMPDIR && freeBytes(MEMORY_TMP) >= 4 * 2 ** 30) process.env.TMPDIR = MEMORY_TMP;
+
+function freeBytes(dir: string): number {
+	try {
+		const { bavail, bsize } = statfsSync(dir);
+		return bavail * bsize;
+	} catch {
+		return 0;
+	}
+}
 
 export default defineConfig({
 	resolve: {
