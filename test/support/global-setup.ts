@@ -1,12 +1,12 @@
 /**
  * Global setup of `npm test`, once per run before any test file: the Postgres
  * server (postgres-server.ts) with the migrated database that test databases
- * are copied from (databases.ts), and beside them the migrated PGlite
- * directory that test directories are copied from (pglite-directories.ts).
+ * are copied from (databases.ts), and beside them the PGlite directories
+ * that test directories are copied from (pglite-directories.ts).
  */
 import type { TestProject } from "vitest/node";
 import { createPostgresTemplate } from "./databases.js";
-import { createPgliteTemplate } from "./pglite-directories.js";
+import { createPgliteTemplates } from "./pglite-directories.js";
 import { providePostgresServer } from "./postgres-server.js";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -22,9 +22,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
 		project.provide("postgresTemplate", template.name);
 	};
 	const pglite = async () => {
-		const template = await createPgliteTemplate();
-		undo.push(() => template.remove());
-		project.provide("pgliteTemplate", template.dir);
+		const templates = await createPgliteTemplates();
+		undo.push(() => templates.remove());
+		project.provide("pgliteTemplate", templates.migrated);
+		project.provide("pgliteEmptyTemplate", templates.empty);
 	};
 	const outcomes = await Promise.allSettled([postgres(), pglite()]);
 	for (const outcome of outcomes) {

@@ -4,8 +4,9 @@
  * one under test (a copy of the migrations folder, its journal cut there),
  * filled with rows in that version's shape, then opened by the current store,
  * which applies the migrations after it exactly as it does in production.
- * On Postgres (an empty database of the test server) and on PGlite (a new
- * directory: the migrated template would already be past the cut).
+ * On Postgres (an empty database of the test server) and on PGlite (a copy
+ * of the run's directory before any migration: the migrated template would
+ * already be past the cut).
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,7 @@ import postgres from "postgres";
 import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "./databases.js";
+import { emptyPgliteDirectory } from "./pglite-directories.js";
 
 interface UpgradedStore {
 	/** The current store, opened on the older database (every later migration applied). */
@@ -82,7 +84,7 @@ async function upgradeFrom(
 				throw error;
 			}
 		}
-		const dir = mkdtempSync(join(tmpdir(), "session-tree-pglite-upgrade-"));
+		const dir = emptyPgliteDirectory("session-tree-pglite-upgrade-");
 		const remove = () => rmSync(dir, { recursive: true, force: true });
 		try {
 			const client = new PGlite(dir);
