@@ -58,7 +58,7 @@ export async function assertReachable(url: string, variable: string): Promise<vo
  * installed on the machine); as root it runs as `nobody`, see embedded-postgres.ts.
  */
 export async function startEmbeddedPostgres(
-	options: { install?: Installation } = {},
+	options: { install?: Installation; settings?: Readonly<Record<string, string>> } = {},
 ): Promise<PostgresServer> {
 	const port = await freePort();
 	const cluster = await startCluster({
@@ -66,6 +66,7 @@ export async function startEmbeddedPostgres(
 		user: "postgres",
 		password: "postgres",
 		...(options.install ? { install: options.install } : {}),
+		...(options.settings ? { settings: options.settings } : {}),
 	});
 	return {
 		url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,

@@ -49,6 +49,8 @@ export interface EmbeddedPostgresOptions {
 	port: number;
 	user: string;
 	password: string;
+	/** Server settings (`-c name=value`) on top of the defaults. */
+	settings?: Readonly<Record<string, string>>;
 }
 
 export interface EmbeddedCluster {
@@ -354,6 +356,7 @@ export async function startCluster(options: EmbeddedPostgresOptions): Promise<Em
 				"listen_addresses=127.0.0.1",
 				"-c",
 				"unix_socket_directories=",
+				...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
 			],
 			spawnOptions,
 		);

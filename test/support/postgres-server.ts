@@ -14,6 +14,13 @@ declare module "vitest" {
 	}
 }
 
+/**
+ * The embedded server's data lives as long as the run: nothing needs to reach
+ * the disk (Postgres's documented settings for a cluster one can recreate).
+ * A run creates a database per test file, and the shared machine's disk is slow.
+ */
+const THROWAWAY = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" } as const;
+
 /** Provides `postgresUrl`; resolves with it and, if it started a server, how to stop it. */
 export async function providePostgresServer(
 	project: TestProject,
@@ -24,7 +31,7 @@ export async function providePostgresServer(
 		project.provide("postgresUrl", given);
 		return { url: given };
 	}
-	const server = await startEmbeddedPostgres();
+	const server = await startEmbeddedPostgres({ settings: THROWAWAY });
 	project.provide("postgresUrl", server.url);
 	return { url: server.url, stop: () => server.stop() };
 }
