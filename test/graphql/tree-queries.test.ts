@@ -305,11 +305,14 @@ treeQueriesSuite("memory");
 treeQueriesSuite("pglite");
 treeQueriesSuite("postgres");
 
-describe("Session.tree of 100,000 entries on Postgres", () => {
+/** A chain deeper than a recursive walk in JS could go (Node's stack holds ~14,000 of the simplest frames), in 15 pages. */
+const BIG = 30_000;
+
+describe(`Session.tree of ${BIG.toLocaleString("en")} entries on Postgres`, () => {
 	let server: TestServer;
 	beforeAll(async () => {
 		server = await startTestServer("postgres");
-		await server.services.store.importSession(DEFAULT_WORKSPACE, chainFile("big", 100_000));
+		await server.services.store.importSession(DEFAULT_WORKSPACE, chainFile("big", BIG));
 	}, 120_000);
 	afterAll(() => server?.close());
 
@@ -338,7 +341,7 @@ describe("Session.tree of 100,000 entries on Postgres", () => {
 			expect(text.length).toBeLessThan(400_000);
 			const page = dataOf(JSON.parse(text) as { data: Page }) as Page;
 			pages += 1;
-			expect(page.session.tree.totalCount).toBe(100_000);
+			expect(page.session.tree.totalCount).toBe(BIG);
 			for (const { node } of page.session.tree.edges) {
 				expect(node.seq).toBe(expected);
 				expect(node.depth).toBe(expected - 1);
@@ -348,7 +351,7 @@ describe("Session.tree of 100,000 entries on Postgres", () => {
 			if (!page.session.tree.pageInfo.hasNextPage) break;
 			after = page.session.tree.pageInfo.endCursor;
 		}
-		expect(expected - 1).toBe(100_000);
-		expect(pages).toBe(50);
+		expect(expected - 1).toBe(BIG);
+		expect(pages).toBe(BIG / 2000);
 	}, 120_000);
 });
