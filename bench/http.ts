@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { RawBaseline } from "./baseline.js";
 import { CHAIN_SESSION, HTTP_WORKSPACE, type HttpCase, httpCases, RawReads } from "./http-cases.js";
-import { alternate, type CpuClock, type SideStats, type TimedPlan, warmUp } from "./http-measure.js";
+import { alternate, type CpuClock, type SideStats, type TimedPlan } from "./http-measure.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
 import { formatColumns, load } from "./report.js";
@@ -157,13 +157,12 @@ export async function withHttpCases<T>(
 	}
 }
 
-/** Every case, after warming the server up. */
+/**
+ * Every case. Each warms both of its sides up before measuring (alternate):
+ * V8 compiles a case's code paths in that warm-up, on the fresh server too.
+ */
 function measureServer(serverUrl: string, plan: HttpPlan): Promise<HttpResult[]> {
 	return withHttpCases(serverUrl, plan, async (cases, server) => {
-		// The server is a fresh process: without this, the first case would also
-		// measure V8 compiling the server's code paths, the later ones would not.
-		progress("warming the server up");
-		for (const c of cases) await warmUp(c.workers, plan.warmupMs, c.ours);
 		const results: HttpResult[] = [];
 		for (const c of cases) results.push(await measureCase(c, plan, cpuClockOf(server)));
 		return results;
