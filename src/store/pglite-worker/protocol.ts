@@ -20,6 +20,8 @@ export interface WorkerInit {
 	notices: boolean;
 	/** The main thread's input limits: the worker's session modules are instances of their own. */
 	inputLimits: InputLimits;
+	/** PGlite's WebAssembly as the main thread compiled it: the worker shares its code (pglite-wasm.ts). */
+	wasmModule: WebAssembly.Module;
 }
 
 export type Request =

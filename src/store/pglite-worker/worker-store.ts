@@ -24,6 +24,7 @@ import { SessionError } from "../../session/errors.js";
 import { type InputLimits, inputLimits } from "../../session/limits.js";
 import { lockDirectory } from "../postgres/dir-lock.js";
 import type { OpenOptions } from "../postgres/open.js";
+import { pgliteWasmModule } from "../postgres/pglite-wasm.js";
 import type { ContextQuery, ImportOptions, RebuildRollupsOptions, SessionStore } from "../store.js";
 import { checkWriteInput } from "../write.js";
 import { decodeError, type Method, type Reply, type Request, type WorkerInit } from "./protocol.js";
@@ -76,6 +77,7 @@ export async function openPgliteWorker(dataDir: string, options: OpenOptions = {
 			queries: options.onQuery !== undefined,
 			notices: options.announce?.kind === "callback",
 			inputLimits: { ...inputLimits },
+			wasmModule: await pgliteWasmModule(),
 		};
 		store = new WorkerStore(
 			new Worker(WORKER_ENTRY, { workerData: init }),

@@ -19,7 +19,7 @@ const post = (reply: Reply) => port.postMessage(reply);
 
 configureInputLimits(init.inputLimits);
 
-const options: PgliteOptions = { locked: true };
+const options: PgliteOptions = { locked: true, wasmModule: init.wasmModule };
 if (init.queries) {
 	options.onQuery = (query, params) => {
 		try {

@@ -16,6 +16,7 @@ import type { CommitAnnouncer } from "../commits.js";
 import { serviceClient } from "./client.js";
 import { lockDirectory } from "./dir-lock.js";
 import { jsonBytes, jsonString, jsonTextParsers } from "./json-text.js";
+import { pgliteWasmModule } from "./pglite-wasm.js";
 import * as schema from "./schema.js";
 import { type Db, PgStore } from "./store.js";
 import { codingDatabaseErrors } from "./unavailable.js";
@@ -55,6 +56,8 @@ function logger(options: OpenOptions): Logger | false {
 export interface PgliteOptions extends OpenOptions {
 	/** The caller holds the directory's lock (the PGlite worker thread: its main thread took it). */
 	locked?: boolean;
+	/** PGlite's compiled WebAssembly (default: this process's, pglite-wasm.ts); a worker gets its main thread's. */
+	wasmModule?: WebAssembly.Module;
 }
 
 /** Embedded Postgres: in memory when `dataDir` is undefined, else persisted in that directory. */
@@ -63,8 +66,11 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 	const unlock = dataDir && !options.locked ? await lockDirectory(dataDir) : () => {};
 	let client: PGlite;
 	try {
-		const parsers = jsonTextParsers(jsonString);
-		client = dataDir ? new PGlite(dataDir, { parsers }) : new PGlite({ parsers });
+		const pglite = {
+			parsers: jsonTextParsers(jsonString),
+			pgliteWasmModule: options.wasmModule ?? (await pgliteWasmModule()),
+		};
+		client = dataDir ? new PGlite(dataDir, pglite) : new PGlite(pglite);
 		await client.waitReady;
 	} catch (error) {
 		unlock();
