@@ -78,17 +78,22 @@ export async function startEmbeddedPostgres(
 /**
  * A database of the caller's own on the server; `prefix` makes leftovers of an
  * interrupted run recognisable. With `template`, a copy of that database
- * (which nobody may be connected to).
+ * (which nobody may be connected to); with `settings`, the database's own
+ * defaults of those settings (`ALTER DATABASE … SET`, which a copy does not
+ * inherit).
  */
 export async function createDatabase(
 	serverUrl: string,
 	prefix: string,
-	options: { template?: string } = {},
+	options: { template?: string; settings?: Readonly<Record<string, string>> } = {},
 ): Promise<DisposableDatabase> {
 	const name = `${prefix}_${randomBytes(6).toString("hex")}`;
 	const admin = connect(serverUrl);
 	try {
 		await admin.unsafe(`create database ${name}${options.template ? ` template ${options.template}` : ""}`);
+		for (const [setting, value] of Object.entries(options.settings ?? {})) {
+			await admin.unsafe(`alter database ${name} set ${setting} = ${value}`);
+		}
 	} finally {
 		await admin.end({ timeout: 1 });
 	}

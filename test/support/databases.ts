@@ -37,11 +37,19 @@ export async function createPostgresTemplate(serverUrl: string): Promise<TestDat
 	return template;
 }
 
+/**
+ * A test's commits do not wait for the WAL to reach the disk: the database is
+ * dropped at the end of its file, and asynchronous commit changes durability
+ * after a crash only, not what another connection sees. On a server the run
+ * did not start (TEST_DATABASE_URL) only settings of one database are ours to
+ * change; the embedded server starts with fsync off altogether.
+ */
+const THROWAWAY = { synchronous_commit: "off" } as const;
+
 /** A migrated database of the caller's own; `{ empty: true }` for one with no schema at all. */
 export function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-	return createDatabase(
-		inject("postgresUrl"),
-		"session_tree_test",
-		options.empty ? {} : { template: inject("postgresTemplate") },
-	);
+	return createDatabase(inject("postgresUrl"), "session_tree_test", {
+		settings: THROWAWAY,
+		...(options.empty ? {} : { template: inject("postgresTemplate") }),
+	});
 }
