@@ -44,12 +44,12 @@ export async function createPostgresTemplate(serverUrl: string): Promise<TestDat
  * did not start (TEST_DATABASE_URL) only settings of one database are ours to
  * change; the embedded server starts with fsync off altogether.
  */
-const THROWAWAY = { synchronous_commit: "off" } as const;
+const THROWAWAY_DATABASE = { synchronous_commit: "off" } as const;
 
 /** A migrated database of the caller's own; `{ empty: true }` for one with no schema at all. */
 export function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
 	return createDatabase(inject("postgresUrl"), "session_tree_test", {
-		settings: THROWAWAY,
+		settings: THROWAWAY_DATABASE,
 		...(options.empty ? {} : { template: inject("postgresTemplate") }),
 	});
 }
