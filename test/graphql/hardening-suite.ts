@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import WebSocket from "ws";
-import { configureInputLimits, DEFAULT_INPUT_LIMITS } from "../../src/session/limits.js";
+import { configureInputLimits, DEFAULT_INPUT_LIMITS, inputLimits } from "../../src/session/limits.js";
 import { collect, sseSubscribe, wsSubscribe } from "../events/clients.js";
 import { subscriptionsReach } from "../events/helpers.js";
 import { within } from "../support/expect.js";
@@ -494,6 +494,7 @@ export function hardeningSuite(backend: BackendName) {
 	it("bounds fork and import sizes", async () => {
 		// A fork limit below the default's 20,000 entries, whose copy alone took 9 s on PGlite: the rule
 		// is the same at any size. The store reads the process's limits (a PGlite worker gets changes).
+		const saved = inputLimits.forkEntries;
 		const forkEntries = 2_000;
 		configureInputLimits({ forkEntries });
 		try {
@@ -512,7 +513,7 @@ export function hardeningSuite(backend: BackendName) {
 			);
 			expect(forked.forkSession.entryCount).toBe(forkEntries);
 		} finally {
-			configureInputLimits({ forkEntries: DEFAULT_INPUT_LIMITS.forkEntries });
+			configureInputLimits({ forkEntries: saved });
 		}
 	}, 60_000);
 

@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { inject } from "vitest";
 import { openPglite } from "../../src/store/postgres/open.js";
+import { pgliteWasmModule } from "../../src/store/postgres/pglite-wasm.js";
 
 declare module "vitest" {
 	export interface ProvidedContext {
@@ -61,7 +62,7 @@ async function initdbDirectory(): Promise<string> {
 	// Made beside its place and renamed into it: a run sees a whole directory or none.
 	const building = mkdtempSync(`${cached}.building-`);
 	try {
-		const client = new PGlite(building);
+		const client = new PGlite(building, { pgliteWasmModule: await pgliteWasmModule() });
 		await client.waitReady;
 		await client.close();
 		appendFileSync(join(building, "postgresql.conf"), TEST_SETTINGS);

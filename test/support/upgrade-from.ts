@@ -18,6 +18,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { MIGRATIONS_DIR, openPglite, openPostgres } from "../../src/store/postgres/open.js";
+import { pgliteWasmModule } from "../../src/store/postgres/pglite-wasm.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "./databases.js";
 import { emptyPgliteDirectory } from "./pglite-directories.js";
@@ -87,7 +88,7 @@ async function upgradeFrom(
 		const dir = emptyPgliteDirectory("session-tree-pglite-upgrade-");
 		const remove = () => rmSync(dir, { recursive: true, force: true });
 		try {
-			const client = new PGlite(dir);
+			const client = new PGlite(dir, { pgliteWasmModule: await pgliteWasmModule() });
 			try {
 				await migratePglite(drizzlePglite(client), { migrationsFolder: migrations.dir });
 				for (const statement of oldRows) await client.exec(statement);
