@@ -49,10 +49,10 @@ export class RawBaseline {
 
 	/**
 	 * One append: lock the session row, insert the entry under the current leaf
-	 * (its depth read in the same statement), move the pointer.
+	 * (its depth read in the same statement), move the pointer. Returns the entry's seq.
 	 */
-	async append(ws: string, sessionId: string, payload: Record<string, unknown>): Promise<void> {
-		await this.sql.begin(async (tx) => {
+	async append(ws: string, sessionId: string, payload: Record<string, unknown>): Promise<number> {
+		return this.sql.begin(async (tx) => {
 			const [session] = await tx<
 				{ key: number; leaf_id: string | null; last_seq: number; entry_count: number }[]
 			>`
@@ -69,6 +69,7 @@ export class RawBaseline {
 					${tx.json(payload as postgres.JSONValue)})`;
 			await tx`update sessions set leaf_id = ${id}, last_seq = ${seq}, entry_count = ${session.entry_count + 1},
 				updated_at = ${now} where workspace_id = ${ws} and id = ${sessionId}`;
+			return seq;
 		});
 	}
 

@@ -40,7 +40,12 @@ function exited(child: ChildProcess): Promise<void> {
 export interface HttpServerOptions {
 	/** Extra node flags for the child (e.g. `--cpu-prof` for bench/reads.ts). */
 	nodeArgs?: readonly string[];
+	/** Another server to run instead of ours (bench/append-bare.ts), in the same environment, and its ready line. */
+	script?: { path: string; ready: RegExp };
 }
+
+/** Our server's "ready" line, as a JSON log line (production's default format) or a pretty one. */
+const OUR_READY = /"msg":"ready"| INFO {2}ready /;
 
 export async function startHttpServer(
 	databaseUrl: string,
@@ -57,7 +62,8 @@ export async function startHttpServer(
 		PORT: String(port),
 		LOG_LEVEL: "info",
 	};
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
+	const script = options.script ?? { path: "src/main.ts", ready: OUR_READY };
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", script.path], {
 		cwd: REPO,
 		env,
 		stdio: ["ignore", "ignore", "pipe"],
@@ -73,8 +79,7 @@ export async function startHttpServer(
 		child.stderr?.on("data", (chunk: string) => {
 			tail.push(chunk);
 			if (tail.length > 20) tail.shift();
-			// The "ready" line, as a JSON log line (production's default format) or a pretty one.
-			if (/"msg":"ready"| INFO {2}ready /.test(chunk)) {
+			if (script.ready.test(chunk)) {
 				clearTimeout(timer);
 				resolveReady();
 			}
