@@ -642,6 +642,17 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		const feed = page.getByTestId("activity-feed");
 		// The feed is subscribed once the dashboard's chunk has loaded: wait for its subscribe.
 		await expect.poll(() => subscribes.some((s) => s.query.includes("sessionActivity")), WAIT).toBe(true);
+		// The subscribe has left the page, but the server starts a feed without a cursor "from now on" once it
+		// has taken the message in: an append before that is not the feed's (one CI run lost it so). A probe
+		// is appended until the feed shows one, so the feed is live before the entry the case follows.
+		let probes = 0;
+		await expect
+			.poll(async () => {
+				probes += 1;
+				await append(id, `probe${probes}`, userMessage(`feed probe ${probes}`));
+				return feed.textContent();
+			}, WAIT)
+			.toContain("feed probe");
 		await append(id, "u8", userMessage("seen before the drop"));
 		await expect.poll(() => feed.textContent(), WAIT).toContain("seen before the drop");
 		const lastSeen = cursors.at(-1);
