@@ -19,14 +19,13 @@ import {
 	renameSync,
 	rmSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { inject } from "vitest";
 import { openPglite } from "../../src/store/postgres/open.js";
-import { pgliteWasmModule } from "../../src/store/postgres/pglite-wasm.js";
+import { PGLITE_WASM, pgliteWasmModule } from "../../src/store/postgres/pglite-wasm.js";
 
 declare module "vitest" {
 	export interface ProvidedContext {
@@ -51,7 +50,8 @@ const CACHE = fileURLToPath(new URL("../../node_modules/.cache/session-tree-test
 
 /** The initdb'd directory of this PGlite version with TEST_SETTINGS, made if the cache lacks it. */
 async function initdbDirectory(): Promise<string> {
-	const pgliteDir = dirname(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")));
+	// The package's root: its dist/ holds the WebAssembly.
+	const pgliteDir = dirname(dirname(PGLITE_WASM));
 	const { version } = JSON.parse(readFileSync(join(pgliteDir, "package.json"), "utf8")) as {
 		version: string;
 	};

@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 /** The file PGlite itself loads: beside its entry point, in its dist/. */
-const PGLITE_WASM = join(
+export const PGLITE_WASM = join(
 	dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")),
 	"pglite.wasm",
 );
