@@ -19,7 +19,7 @@
  * then seq.
  */
 import { invalidInput } from "../session/errors.js";
-import { type LogPosition, parseActivityCursor } from "../store/activity-cursor.js";
+import { activityCursor, type LogPosition, parseActivityCursor } from "../store/activity-cursor.js";
 import { decodeOpaque, encodeOpaque } from "../store/opaque.js";
 
 export interface FeedPosition {
@@ -32,6 +32,13 @@ export interface FeedPosition {
 	/** Where the log is read from to get the events after this one: the record itself once its last event was delivered, else the record before it (null: the log's start). */
 	readAfter: string | null;
 }
+
+/**
+ * A cursor before every record of the log, on every backend (no transaction
+ * id, session key or commit number is below 0): a stream resumed after it
+ * reads the log from its start.
+ */
+export const LOG_START = activityCursor({ xid: "0", key: 0, toSeq: 0 });
 
 /** The last event of a record (its cursor is the record's). */
 export function recordEnd(

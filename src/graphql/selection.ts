@@ -84,6 +84,17 @@ export function omissionsOfConnection(nodes: readonly FieldNode[]): EntryOmissio
 	return entryOmissions(sets);
 }
 
+/**
+ * Whether the field's selection may hold `name`: false only when it is
+ * plain and does not (a fragment or a directive may, so they answer true).
+ */
+export function maySelect(info: GraphQLResolveInfo, name: string): boolean {
+	return info.fieldNodes.some((node) => {
+		const fields = plainFields(node.selectionSet);
+		return !fields || fields.some((field) => field.name.value === name);
+	});
+}
+
 export interface ChildField {
 	node: FieldNode;
 	args: Record<string, unknown>;

@@ -16,12 +16,12 @@ import {
 } from "../../store/paging.js";
 import { sessionQuery } from "../../store/session-query.js";
 import { readSessionStats } from "../../store/session-stats.js";
-import type { EntryLogQuery, ImportedSession } from "../../store/store.js";
+import type { EntryLogQuery, ImportedSession, Page, SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
-import { connection, connectionType } from "../connection.js";
+import { type Connection, connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
-import { omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
+import { maySelect, omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
 import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
 import { SessionStatsRef } from "./usage.js";
 
@@ -165,7 +165,20 @@ SessionRef.implement({
 	}),
 });
 
+/** A list of sessions, and where the activity log stood just before it was read (when asked). */
+type SessionList = Connection<SessionRecord> & { activityCursor?: string };
+
 const SessionConnectionRef = connectionType("Session", SessionRef);
+
+builder.objectFields(SessionConnectionRef, (t) => ({
+	activityCursor: t.field({
+		type: "String",
+		description:
+			"Where the workspace's activity stood just before this list was read: `sessionActivity(afterCursor:)` from it delivers every change the list may not show (one it already shows may come again), so a live list misses nothing between its read and its subscription.",
+		// Read by `sessions` before its list whenever the selection may hold this field (maySelect).
+		resolve: (list) => (list as SessionList).activityCursor as string,
+	}),
+}));
 
 /**
  * When a session is asked for one page of its entries (the common query),
@@ -258,7 +271,15 @@ builder.queryFields((t) => ({
 			orderBy: t.arg({ type: SessionOrderInput }),
 			filter: t.arg({ type: SessionFilterInput }),
 		},
-		resolve: async (_, args, { store, workspaceId, loaders, budget }) => {
+		resolve: async (_, args, { store, live, workspaceId, loaders, budget }, info) => {
+			// Before the list, never after: see SessionConnection.activityCursor.
+			const activityCursor = maySelect(info, "activityCursor")
+				? await live.activityCursorNow(workspaceId)
+				: undefined;
+			const list = (page: Page<SessionRecord>): SessionList => {
+				for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
+				return { ...connection(page, page.totalCount), ...(activityCursor ? { activityCursor } : {}) };
+			};
 			if (args.orderBy != null || args.filter != null) {
 				if (args.last != null || args.before != null)
 					throw invalidInput(
@@ -266,8 +287,7 @@ builder.queryFields((t) => ({
 						"with orderBy or filter, page forward (first/after)",
 					);
 				const page = await store.findSessions(workspaceId, sessionQuery(args));
-				for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
-				return connection(page, page.totalCount);
+				return list(page);
 			}
 			const page = await store.listSessions(workspaceId, {
 				...(args.first == null ? {} : { first: args.first }),
@@ -275,8 +295,7 @@ builder.queryFields((t) => ({
 				...(args.last == null ? {} : { last: args.last }),
 				...(args.before == null ? {} : { before: args.before }),
 			});
-			for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
-			return connection(page, page.totalCount);
+			return list(page);
 		},
 	}),
 }));
