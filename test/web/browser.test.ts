@@ -147,10 +147,25 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		return names;
 	}
 
-	it("the sessions list shows a session created after the page loaded, and filters by name", async () => {
+	it("the sessions list shows sessions created after it was read: before its subscription reached the server, and after; it filters by name", async () => {
 		const page = await context.newPage();
+		const gap = uniqueId("created-in-gap");
+		// The list's subscription is held back until a session was created: after the list's read,
+		// before the server starts the feed. A feed "from now" would never show that session.
+		await page.routeWebSocket(/\/graphql$/, (route) => {
+			const toServer = route.connectToServer();
+			let held = false;
+			route.onMessage(async (message) => {
+				if (!held && String(message).includes("SessionListActivity")) {
+					held = true;
+					await createSession(gap, "Created in the gap");
+				}
+				toServer.send(message);
+			});
+		});
 		await page.goto(`${server.origin}/`);
 		await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
+		await page.locator(`tr[data-session-id="${gap}"]`).waitFor(WAIT);
 		await page.locator(".connection-live").waitFor(WAIT);
 		const id = uniqueId("created-live");
 		await createSession(id, "Created while watching");

@@ -1,6 +1,7 @@
 /**
- * The workspace's sessions, kept current by `sessionActivity` (resumed from
- * the last event's cursor after a reconnect): activity on a listed session
+ * The workspace's sessions, kept current by `sessionActivity` (from the
+ * list's `activityCursor`, so a session created while the page subscribes is
+ * not missed; resumed from the last event's cursor after a reconnect): activity on a listed session
  * updates its row in place; a session the list has not seen (just created)
  * refetches the list. Two ways to find things, because they answer
  * different questions: the search box asks the server for entries whose
@@ -29,6 +30,7 @@ const SessionList = graphql(`
 	query SessionList($first: Int!) {
 		sessions(first: $first) {
 			totalCount
+			activityCursor
 			edges {
 				node {
 					sessionId
@@ -208,17 +210,22 @@ export function SessionsPage() {
 		});
 	}, [data]);
 
-	const feedError = useActivityFeed(SessionListActivity, ({ sessionActivity: event }) => {
-		// A session this list has not seen yet: read the list again too (the server orders and counts it).
-		if (!rowsRef.current.has(event.session.sessionId)) refetch({ requestPolicy: "network-only" });
-		setRows((current) => {
-			const known = current.get(event.session.sessionId);
-			if (known && known.lastSeq > event.session.lastSeq) return current;
-			const next = new Map(current);
-			next.set(event.session.sessionId, { ...event.session });
-			return next;
-		});
-	});
+	// From where the activity stood before the first list was read: nothing between the two is missed.
+	const feedError = useActivityFeed(
+		SessionListActivity,
+		({ sessionActivity: event }) => {
+			// A session this list has not seen yet: read the list again too (the server orders and counts it).
+			if (!rowsRef.current.has(event.session.sessionId)) refetch({ requestPolicy: "network-only" });
+			setRows((current) => {
+				const known = current.get(event.session.sessionId);
+				if (known && known.lastSeq > event.session.lastSeq) return current;
+				const next = new Map(current);
+				next.set(event.session.sessionId, { ...event.session });
+				return next;
+			});
+		},
+		{ after: data?.sessions.activityCursor },
+	);
 
 	const usageOf = useMemo(() => {
 		const map = new Map<string, { cost: number; tokens: number }>();
