@@ -12,14 +12,18 @@
  * so a reader resuming there reads the record again and skips what it
  * delivered. The record before a given record never changes once both were
  * read (the log's order never changes, store.ts `activity`), so every reader
- * gives the same event the same cursor.
+ * gives the same event the same cursor. One exception: a stream that starts
+ * at a position between records (a list's `activityCursor`,
+ * SessionStore.activityNow) names that position as the record before the
+ * first record it reads, so that record's earlier events get cursors of
+ * their own, which resume exactly like the others.
  *
  * Positions are ordered like the log: by record (transaction id, session key,
  * last seq: store/activity-cursor.ts; in memory the first part alone orders),
  * then seq.
  */
 import { invalidInput } from "../session/errors.js";
-import { activityCursor, type LogPosition, parseActivityCursor } from "../store/activity-cursor.js";
+import { type LogPosition, parseActivityCursor } from "../store/activity-cursor.js";
 import { decodeOpaque, encodeOpaque } from "../store/opaque.js";
 
 export interface FeedPosition {
@@ -32,13 +36,6 @@ export interface FeedPosition {
 	/** Where the log is read from to get the events after this one: the record itself once its last event was delivered, else the record before it (null: the log's start). */
 	readAfter: string | null;
 }
-
-/**
- * A cursor before every record of the log, on every backend (no transaction
- * id, session key or commit number is below 0): a stream resumed after it
- * reads the log from its start.
- */
-export const LOG_START = activityCursor({ xid: "0", key: 0, toSeq: 0 });
 
 /** The last event of a record (its cursor is the record's). */
 export function recordEnd(

@@ -368,10 +368,10 @@ class WorkspaceFeed {
 	/** Find the log's end once: a subscriber without a cursor starts there. */
 	start(): Promise<void> {
 		this.starting ??= (async () => {
-			// One read of the end, not the log up to it. A notice heard meanwhile whose record lies
-			// before the end is waited for until its poll gives up (bounded), never delivered.
-			const end = await this.options.store.activityEnd(this.ws);
-			this.position = end ? recordEnd(end) : null;
+			// Where the log stands, without reading it (a quiet workspace among busy ones would
+			// otherwise scan their records). A notice heard meanwhile whose record lies before it
+			// is waited for until its poll gives up (bounded), never delivered.
+			this.position = recordEnd(await this.options.store.activityNow(this.ws));
 			this.started = true;
 			this.pull();
 		})();

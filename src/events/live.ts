@@ -14,7 +14,6 @@ import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import { limitConcurrency } from "../store/limited.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 import { type ActivityEvent, ActivityFanOut, type ActivitySubscription } from "./activity.js";
-import { LOG_START } from "./activity-position.js";
 import type { BusListener, EventBus } from "./bus.js";
 import { EntryStream } from "./entry-stream.js";
 import { MetricsUpdates } from "./metrics-updates.js";
@@ -458,15 +457,15 @@ export class LiveEvents {
 	 */
 	/**
 	 * Where the workspace's activity stands now, as a cursor of
-	 * `activityEvents`: a stream resumed after it delivers every change
-	 * committed after this call began, and perhaps some committed just before.
-	 * Read before a list of sessions, it lets a client watch from the list on
-	 * without a gap (a duplicate is the price, which an update in place
-	 * absorbs); read after, a session created between the two reads would be
-	 * in neither.
+	 * `activityEvents` (SessionStore.activityNow): a stream resumed after it
+	 * delivers every change committed after this call began, and perhaps some
+	 * committed just before. Read before a list of sessions, it lets a client
+	 * watch from the list on without a gap (a duplicate is the price, which an
+	 * update in place absorbs); read after, a session created between the two
+	 * reads would be in neither.
 	 */
-	async activityCursorNow(ws: string): Promise<string> {
-		return (await this.store.activityEnd(ws)) ?? LOG_START;
+	activityCursorNow(ws: string): Promise<string> {
+		return this.store.activityNow(ws);
 	}
 
 	async activityEvents(

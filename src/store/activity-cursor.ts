@@ -25,6 +25,15 @@ export function activityCursor(position: LogPosition): string {
 	return encodeOpaque(["a", position.xid, position.key, position.toSeq], "base64url");
 }
 
+/**
+ * After every record of transaction `xid` and of every earlier one, before
+ * every record of a later one: a position between records, where reading
+ * the log after it starts with the next transaction's.
+ */
+export function afterTransaction(xid: string): string {
+	return activityCursor({ xid, key: MAX_INTEGER, toSeq: MAX_INTEGER });
+}
+
 export function parseActivityCursor(token: string, field = "afterCursor"): LogPosition {
 	const parts = typeof token === "string" ? decodeOpaque(token, "base64url") : undefined;
 	const [tag, xid, key, toSeq] = parts ?? [];

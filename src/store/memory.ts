@@ -19,7 +19,7 @@ import {
 import { rollupRows, turnRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
 import type { Comparison } from "../session/tree-view.js";
-import { activityCursor, parseActivityCursor } from "./activity-cursor.js";
+import { activityCursor, afterTransaction, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
@@ -372,12 +372,9 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return found;
 	}
 
-	async activityEnd(ws: string): Promise<string | null> {
-		for (let i = this.db.activity.length - 1; i >= 0; i--) {
-			const write = this.db.activity[i];
-			if (write?.ws === ws) return activityCursor({ xid: String(i + 1), key: write.key, toSeq: write.toSeq });
-		}
-		return null;
+	async activityNow(_ws: string): Promise<string> {
+		// Record i's cursor names commit i + 1: the next commit is after this one.
+		return afterTransaction(String(this.db.activity.length));
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {

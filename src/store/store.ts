@@ -288,11 +288,14 @@ export interface SessionStore {
 	 */
 	activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]>;
 	/**
-	 * The cursor of the workspace's last record `activity` would return now
-	 * (null: none yet): where a feed "from now on" starts, without reading
-	 * the log up to it.
+	 * A cursor between the records `activity` can return now and those it
+	 * cannot yet, without reading the log: reading after it gives every
+	 * record committed after this call began, and perhaps some committed
+	 * just before (on Postgres, those a transaction older than them still
+	 * holds back). Where a feed "from now on" and a client's list start; its
+	 * cost does not grow with the log (nor with other workspaces' activity).
 	 */
-	activityEnd(ws: string): Promise<string | null>;
+	activityNow(ws: string): Promise<string>;
 	exportSession(ws: string, sessionId: string): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

@@ -1292,10 +1292,41 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			}
 			expect(paged).toEqual(all);
 			expect(shape(await store().activity(other, { limit: 100 }))).toEqual([["elsewhere", 1, 0, true]]);
-			// The end is the last record's cursor, per workspace: reading after it finds nothing yet.
-			expect(await store().activityEnd(ws)).toBe(all.at(-1)?.cursor);
-			expect(await store().activity(ws, { after: await store().activityEnd(ws), limit: 100 })).toEqual([]);
-			expect(await store().activityEnd(workspace())).toBeNull();
+			// Now is after every record read so far: reading after it finds nothing yet.
+			expect(await store().activity(ws, { after: await store().activityNow(ws), limit: 100 })).toEqual([]);
+		});
+
+		it("activityNow is a cursor like the records' own: reading after it gives what was written after it (perhaps a little before), also on a workspace with no activity", async () => {
+			const ws = workspace();
+			const empty = await store().activityNow(ws);
+			expect(await store().activity(ws, { after: empty, limit: 100 })).toEqual([]);
+			await store().createSession(ws, { sessionId: "a" });
+			const now = await store().activityNow(ws);
+			await store().appendEntry(ws, "a", user("one"));
+			await store().createSession(ws, { sessionId: "b" });
+			await store().createSession(workspace(), { sessionId: "elsewhere" });
+			/** The records after `cursor` once all three writes are readable (see the test above). */
+			const recordsAfter = async (cursor: string) => {
+				let records = await store().activity(ws, { after: cursor, limit: 100 });
+				for (const deadline = Date.now() + 25_000; !records.some((r) => r.sessionId === "b"); ) {
+					if (Date.now() > deadline) break;
+					await new Promise((resolve) => setTimeout(resolve, 10));
+					records = await store().activity(ws, { after: cursor, limit: 100 });
+				}
+				return shape(records);
+			};
+			expect(await recordsAfter(empty)).toEqual([
+				["a", 1, 0, true],
+				["a", 1, 1, false],
+				["b", 1, 0, true],
+			]);
+			// A write that committed before the call may follow it when a transaction older than it was
+			// still running somewhere on the server then; a write after it always does.
+			const later = await recordsAfter(now);
+			expect(later.filter(([id, , , created]) => !(id === "a" && created))).toEqual([
+				["a", 1, 1, false],
+				["b", 1, 0, true],
+			]);
 		});
 
 		it("a reader resuming while writes to many sessions commit sees each write exactly once, each session in seq order", async () => {

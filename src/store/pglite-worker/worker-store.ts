@@ -335,8 +335,8 @@ export class WorkerStore implements SessionStore {
 	activity(...args: Parameters<SessionStore["activity"]>) {
 		return this.call("activity", args);
 	}
-	activityEnd(...args: Parameters<SessionStore["activityEnd"]>) {
-		return this.call("activityEnd", args);
+	activityNow(...args: Parameters<SessionStore["activityNow"]>) {
+		return this.call("activityNow", args);
 	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;

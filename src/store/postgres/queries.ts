@@ -382,8 +382,6 @@ export function activityRows(
 	ws: string,
 	after: { xid: string; key: number; toSeq: number } | null,
 	limit: number,
-	/** From the end: the last `limit` readable rows, last first (`after` must be null). */
-	fromEnd = false,
 ): Promise<ActivityRow[]> {
 	const { activityLog } = schema;
 	const order = sql`(${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq})`;
@@ -395,8 +393,7 @@ export function activityRows(
 			where ${sessions.workspaceId} = ${ws}
 				and ${activityLog.xid} < pg_snapshot_xmin(pg_current_snapshot())
 				${after ? sql`and ${order} > (${after.xid}::xid8, ${after.key}::integer, ${after.toSeq}::integer)` : sql``}
-			order by ${activityLog.xid} ${fromEnd ? sql`desc` : sql`asc`}, ${activityLog.sessionKey} ${fromEnd ? sql`desc` : sql`asc`},
-				${activityLog.toSeq} ${fromEnd ? sql`desc` : sql`asc`}
+			order by ${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq}
 			limit ${limit}`,
 	);
 }

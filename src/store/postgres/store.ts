@@ -26,7 +26,7 @@ import {
 	turnSpreads,
 } from "../../session/turns.js";
 import { isStorableText } from "../../session/validate.js";
-import { activityCursor, parseActivityCursor } from "../activity-cursor.js";
+import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
@@ -92,7 +92,14 @@ import { isoText, setLabels, toRecord, toStored } from "./rows.js";
 import { assistantTurns, entries, sessions, usageRollups } from "./schema.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
-import { executeRows } from "./statements.js";
+import { executeRows, statement } from "./statements.js";
+
+/** The oldest transaction still running (the next one when none is): xid8 as decimal text. */
+const oldestRunningTransaction = statement<{ xmin: string }>(
+	"oldest_running_transaction",
+	sql`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`,
+);
+
 import { compareNodes, PathCache, treePageRows } from "./tree.js";
 import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
@@ -549,9 +556,11 @@ export class PgStore extends TreeWrites implements SessionStore {
 		}));
 	}
 
-	async activityEnd(ws: string): Promise<string | null> {
-		const [row] = await activityRows(this.db, ws, null, 1, true);
-		return row ? activityCursor({ xid: row.xid, key: Number(row.key), toSeq: Number(row.toSeq) }) : null;
+	async activityNow(_ws: string): Promise<string> {
+		// `activity` reads only transactions older than every running one (queries.ts activityRows): the
+		// boundary is the oldest running transaction, the same for every workspace. No row is read.
+		const [row] = await oldestRunningTransaction.run(this.db, {});
+		return afterTransaction((BigInt(row?.xmin ?? "1") - 1n).toString());
 	}
 
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
