@@ -448,14 +448,6 @@ export class LiveEvents {
 	}
 
 	/**
-	 * One event per created session, append, leaf move and rename in the
-	 * workspace: after `afterCursor` from the log first, then live, each once,
-	 * in the log's order (./activity.ts); without a cursor, from now on.
-	 * INVALID_INPUT (`afterCursor`) for a cursor not of this feed. A
-	 * subscriber more than `bufferSize` events behind is ended with
-	 * LIMIT_EXCEEDED naming the cursor to resume from.
-	 */
-	/**
 	 * Where the workspace's activity stands now, as a cursor of
 	 * `activityEvents` (SessionStore.activityNow): a stream resumed after it
 	 * delivers every change committed after this call began, and perhaps some
@@ -468,6 +460,14 @@ export class LiveEvents {
 		return this.store.activityNow(ws);
 	}
 
+	/**
+	 * One event per created session, append, leaf move and rename in the
+	 * workspace: after `afterCursor` from the log first, then live, each once,
+	 * in the log's order (./activity.ts); without a cursor, from now on.
+	 * INVALID_INPUT (`afterCursor`) for a cursor not of this feed. A
+	 * subscriber more than `bufferSize` events behind is ended with
+	 * LIMIT_EXCEEDED naming the cursor to resume from.
+	 */
 	async activityEvents(
 		ws: string,
 		request: ActivitySubscription = {},

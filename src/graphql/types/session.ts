@@ -16,7 +16,7 @@ import {
 } from "../../store/paging.js";
 import { sessionQuery } from "../../store/session-query.js";
 import { readSessionStats } from "../../store/session-stats.js";
-import type { EntryLogQuery, ImportedSession, Page, SessionRecord } from "../../store/store.js";
+import type { EntryLogQuery, ImportedSession, SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { type Connection, connection, connectionType } from "../connection.js";
@@ -272,30 +272,27 @@ builder.queryFields((t) => ({
 			filter: t.arg({ type: SessionFilterInput }),
 		},
 		resolve: async (_, args, { store, live, workspaceId, loaders, budget }, info) => {
+			const ranked = args.orderBy != null || args.filter != null;
+			if (ranked && (args.last != null || args.before != null))
+				throw invalidInput(
+					args.last != null ? "last" : "before",
+					"with orderBy or filter, page forward (first/after)",
+				);
 			// Before the list, never after: see SessionConnection.activityCursor.
 			const activityCursor = maySelect(info, "activityCursor")
 				? await live.activityCursorNow(workspaceId)
 				: undefined;
-			const list = (page: Page<SessionRecord>): SessionList => {
-				for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
-				return { ...connection(page, page.totalCount), ...(activityCursor ? { activityCursor } : {}) };
-			};
-			if (args.orderBy != null || args.filter != null) {
-				if (args.last != null || args.before != null)
-					throw invalidInput(
-						args.last != null ? "last" : "before",
-						"with orderBy or filter, page forward (first/after)",
-					);
-				const page = await store.findSessions(workspaceId, sessionQuery(args));
-				return list(page);
-			}
-			const page = await store.listSessions(workspaceId, {
-				...(args.first == null ? {} : { first: args.first }),
-				...(args.after == null ? {} : { after: args.after }),
-				...(args.last == null ? {} : { last: args.last }),
-				...(args.before == null ? {} : { before: args.before }),
-			});
-			return list(page);
+			const page = ranked
+				? await store.findSessions(workspaceId, sessionQuery(args))
+				: await store.listSessions(workspaceId, {
+						...(args.first == null ? {} : { first: args.first }),
+						...(args.after == null ? {} : { after: args.after }),
+						...(args.last == null ? {} : { last: args.last }),
+						...(args.before == null ? {} : { before: args.before }),
+					});
+			for (const { node } of spend(budget, page.items)) loaders.session.prime(node.sessionId, node);
+			const list: SessionList = connection(page, page.totalCount);
+			return activityCursor ? { ...list, activityCursor } : list;
 		},
 	}),
 }));
