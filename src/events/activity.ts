@@ -298,6 +298,11 @@ class ActivityStream extends PulledStream<ActivityEvent> {
 		if (this.kept(event)) this.queued.push(event);
 	}
 
+	/** The feed found nothing between `from` and `to`: a stream caught up at `from` continues from `to`. */
+	skip(from: FeedPosition | null, to: FeedPosition): void {
+		if (!this.behind && !this.reading && comparePositions(this.tail, from) === 0) this.tail = to;
+	}
+
 	protected isBehind(): boolean {
 		return this.behind;
 	}
@@ -349,6 +354,8 @@ class WorkspaceFeed {
 	private pollDelay: number;
 	private retryDelay = RETRY_MIN_MS;
 	private stopped = false;
+	/** The next read may move the position forward (see pull). */
+	private forward = false;
 
 	constructor(
 		readonly ws: string,
@@ -398,8 +405,15 @@ class WorkspaceFeed {
 		this.pull();
 	}
 
-	/** Read the log after the position (now, or after the read in progress). */
-	pull(): void {
+	/**
+	 * Read the log after the position (now, or after the read in progress).
+	 * `forward`: when the read finds nothing, move the position up to where
+	 * the log stood before it (SessionStore.activityNow), so that the next
+	 * read of a quiet workspace does not walk again what other workspaces
+	 * wrote since its last record (the safety read's, every few seconds).
+	 */
+	pull(forward = false): void {
+		if (forward) this.forward = true;
 		if (!this.started || this.draining) {
 			this.again = true;
 			return;
@@ -416,6 +430,11 @@ class WorkspaceFeed {
 		try {
 			do {
 				this.again = false;
+				const forward = this.forward;
+				this.forward = false;
+				// Taken before the read: every transaction older than it had ended, so a read that finds
+				// nothing after the position proves nothing of this workspace lies before it either.
+				const now = forward ? recordEnd(await store.activityNow(this.ws)) : undefined;
 				for (;;) {
 					const read = await readActivity(
 						store,
@@ -430,6 +449,10 @@ class WorkspaceFeed {
 						for (const stream of [...this.streams]) stream.push(event);
 					}
 					for (const record of read.records) this.passed(record.sessionId, record.toSeq);
+					if (now && read.records.length === 0 && comparePositions(now, this.position) > 0) {
+						for (const stream of this.streams) stream.skip(this.position, now);
+						this.position = now;
+					}
 					this.retryDelay = RETRY_MIN_MS;
 					if (read.atEnd || read.events.length === 0) break;
 				}
@@ -567,9 +590,9 @@ export class ActivityFanOut {
 		for (const feed of this.feeds.values()) feed.pull();
 	}
 
-	/** The periodic safety read: every watched workspace's log once. */
+	/** The periodic safety read: every watched workspace's log once, a quiet one's position moved forward. */
 	safetyRead(): void {
-		for (const feed of this.feeds.values()) feed.pull();
+		for (const feed of this.feeds.values()) feed.pull(true);
 	}
 
 	/** End every subscription (shutdown). */

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InProcessBus } from "../../src/events/bus.js";
 import { LiveEvents } from "../../src/events/live.js";
 import { silentLogger } from "../../src/logger.js";
+import { parseActivityCursor } from "../../src/store/activity-cursor.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { type ActivityRecord, DEFAULT_WORKSPACE, type SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode, within } from "../support/expect.js";
@@ -25,6 +26,7 @@ import {
 	allReleased,
 	append,
 	createSession,
+	message,
 	moveLeaf,
 	mutate,
 	pool,
@@ -272,6 +274,46 @@ describe("a slow activity subscriber (in process)", () => {
 			seqs.push((await within(WAIT, `event ${i}`, resumed.next())).value?.seq as number);
 		expect(seqs).toEqual(range(2, 8));
 		await resumed.return?.();
+		expect(live.subscriptionCount).toBe(0);
+		live.close();
+	});
+});
+
+describe("a quiet watched workspace among busy ones (in process)", () => {
+	it("its safety reads start where the log stands, not at its own last record, and its next write still comes once", async () => {
+		const bus = new InProcessBus();
+		const memory = new MemoryStore(undefined, { onCommit: bus.publish });
+		/** Where each read of the quiet workspace's log started (commit numbers: the memory log's positions). */
+		const startedAt: number[] = [];
+		const store: SessionStore = Object.create(memory, {
+			activity: {
+				value: (ws: string, query: { after?: string | null; limit: number }) => {
+					if (ws === "quiet") startedAt.push(query.after ? Number(parseActivityCursor(query.after).xid) : 0);
+					return memory.activity(ws, query);
+				},
+			},
+		});
+		const live = new LiveEvents({ store, bus, logger: silentLogger, safetyReadMs: 5 });
+		await memory.createSession("quiet", { sessionId: "q" });
+		await memory.createSession("busy", { sessionId: "b" });
+		const reader = await live.activityEvents("quiet");
+		// Each read after an unmoved position would walk every one of these again (so would Postgres's).
+		for (let i = 0; i < 50; i++)
+			await memory.appendEntry("busy", "b", { type: "message", message: message(`b${i}`) });
+		const end = Number(parseActivityCursor(await memory.activityNow("quiet")).xid);
+		await waitUntil("a safety read that starts after the busy workspace's writes", () =>
+			startedAt.some((at) => at >= end),
+		);
+
+		await memory.appendEntry("quiet", "q", { type: "message", message: message("q1") });
+		await memory.appendEntry("quiet", "q", { type: "message", message: message("q2") });
+		const got: string[] = [];
+		for (let i = 0; i < 2; i++) {
+			const { value } = await within(WAIT, "the quiet workspace's writes", reader.next());
+			got.push(`${value.kind} ${value.session.sessionId}:${value.seq}`);
+		}
+		expect(got).toEqual(["APPENDED q:1", "APPENDED q:2"]);
+		await reader.return?.();
 		expect(live.subscriptionCount).toBe(0);
 		live.close();
 	});
