@@ -152,16 +152,27 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		const gap = uniqueId("created-in-gap");
 		// The list's subscription is held back until a session was created: after the list's read,
 		// before the server starts the feed. A feed "from now" would never show that session.
+		/** The afterCursor of each subscription of the list's feed, and the activityCursor of each list answer. */
+		const feedStarts: unknown[] = [];
+		const listCursors: string[] = [];
 		await page.routeWebSocket(/\/graphql$/, (route) => {
 			const toServer = route.connectToServer();
 			let held = false;
 			route.onMessage(async (message) => {
-				if (!held && String(message).includes("SessionListActivity")) {
-					held = true;
-					await createSession(gap, "Created in the gap");
+				if (String(message).includes("SessionListActivity")) {
+					feedStarts.push(JSON.parse(String(message)).payload?.variables?.afterCursor);
+					if (!held) {
+						held = true;
+						await createSession(gap, "Created in the gap");
+					}
 				}
 				toServer.send(message);
 			});
+		});
+		page.on("response", async (response) => {
+			if (!response.request().postData()?.includes("query SessionList(")) return;
+			const cursor = (await response.json().catch(() => null))?.data?.sessions?.activityCursor;
+			if (typeof cursor === "string") listCursors.push(cursor);
 		});
 		await page.goto(`${server.origin}/`);
 		await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
@@ -181,6 +192,23 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 		await page.getByLabel("Filter sessions").fill("no such session anywhere");
 		await expect.poll(() => page.locator("tbody tr").count(), WAIT).toBe(0);
 		await page.screenshot({ path: new URL("sessions.png", ARTIFACTS).pathname });
+
+		// Back from a session's page, the list comes from the client's cache first, then from the
+		// server: the feed starts from the server's answer, and stays live.
+		await page.getByLabel("Filter sessions").fill("");
+		await created.getByRole("link").click();
+		await page.waitForURL(`**/sessions/${id}`, WAIT);
+		const answered = listCursors.length;
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sessions" }).click();
+		for (const name of ["Created after coming back", "Created after that"]) {
+			const later = uniqueId("created-after-return");
+			await createSession(later, name);
+			await page.locator(`tr[data-session-id="${later}"]`).waitFor(WAIT);
+		}
+		// Not the cached answer's cursor: what happened while away is in the fresh list, not replayed.
+		expect(feedStarts).toHaveLength(2);
+		expect(feedStarts[1]).toBe(listCursors[answered]);
+		expect(feedStarts[1]).not.toBe(listCursors[answered - 1]);
 		await page.close();
 	});
 

@@ -148,7 +148,7 @@ function formatTokens(tokens: number | undefined): string {
 }
 
 export function SessionsPage() {
-	const [{ data, error, fetching }, refetch] = useQuery({
+	const [{ data, error, fetching, stale }, refetch] = useQuery({
 		query: SessionList,
 		variables: { first: LIST_SIZE },
 		requestPolicy: "cache-and-network",
@@ -210,7 +210,8 @@ export function SessionsPage() {
 		});
 	}, [data]);
 
-	// From where the activity stood before the first list was read: nothing between the two is missed.
+	// From where the activity stood before the first list read from the server (not a cached answer,
+	// whose cursor may be hours old): nothing between the two is missed.
 	const feedError = useActivityFeed(
 		SessionListActivity,
 		({ sessionActivity: event }) => {
@@ -224,7 +225,7 @@ export function SessionsPage() {
 				return next;
 			});
 		},
-		{ after: data?.sessions.activityCursor },
+		{ after: stale ? undefined : data?.sessions.activityCursor },
 	);
 
 	const usageOf = useMemo(() => {
