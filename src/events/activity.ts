@@ -378,7 +378,7 @@ class WorkspaceFeed {
 			// Where the log stands, without reading it (a quiet workspace among busy ones would
 			// otherwise scan their records). A notice heard meanwhile whose record lies before it
 			// is waited for until its poll gives up (bounded), never delivered.
-			this.position = recordEnd(await this.options.store.activityNow(this.ws));
+			this.position = recordEnd(await this.options.store.activityNow());
 			this.started = true;
 			this.pull();
 		})();
@@ -434,7 +434,7 @@ class WorkspaceFeed {
 				this.forward = false;
 				// Taken before the read: every transaction older than it had ended, so a read that finds
 				// nothing after the position proves nothing of this workspace lies before it either.
-				const now = forward ? recordEnd(await store.activityNow(this.ws)) : undefined;
+				const now = forward ? recordEnd(await store.activityNow()) : undefined;
 				for (;;) {
 					const read = await readActivity(
 						store,

@@ -448,19 +448,6 @@ export class LiveEvents {
 	}
 
 	/**
-	 * Where the workspace's activity stands now, as a cursor of
-	 * `activityEvents` (SessionStore.activityNow): a stream resumed after it
-	 * delivers every change committed after this call began, and perhaps some
-	 * committed just before. Read before a list of sessions, it lets a client
-	 * watch from the list on without a gap (a duplicate is the price, which an
-	 * update in place absorbs); read after, a session created between the two
-	 * reads would be in neither.
-	 */
-	activityCursorNow(ws: string): Promise<string> {
-		return this.store.activityNow(ws);
-	}
-
-	/**
 	 * One event per created session, append, leaf move and rename in the
 	 * workspace: after `afterCursor` from the log first, then live, each once,
 	 * in the log's order (./activity.ts); without a cursor, from now on.

@@ -372,7 +372,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return found;
 	}
 
-	async activityNow(_ws: string): Promise<string> {
+	async activityNow(): Promise<string> {
 		// Record i's cursor names commit i + 1: the next commit is after this one.
 		return afterTransaction(String(this.db.activity.length));
 	}

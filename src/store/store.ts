@@ -292,10 +292,11 @@ export interface SessionStore {
 	 * cannot yet, without reading the log: reading after it gives every
 	 * record committed after this call began, and perhaps some committed
 	 * just before (on Postgres, those a transaction older than them still
-	 * holds back). Where a feed "from now on" and a client's list start; its
-	 * cost does not grow with the log (nor with other workspaces' activity).
+	 * holds back). The same for every workspace, as the log's order is. Where
+	 * a feed "from now on" and a client's list start; its cost does not grow
+	 * with the log (nor with other workspaces' activity).
 	 */
-	activityNow(ws: string): Promise<string>;
+	activityNow(): Promise<string>;
 	exportSession(ws: string, sessionId: string): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

@@ -300,7 +300,7 @@ describe("a quiet watched workspace among busy ones (in process)", () => {
 		// Each read after an unmoved position would walk every one of these again (so would Postgres's).
 		for (let i = 0; i < 50; i++)
 			await memory.appendEntry("busy", "b", { type: "message", message: message(`b${i}`) });
-		const end = Number(parseActivityCursor(await memory.activityNow("quiet")).xid);
+		const end = Number(parseActivityCursor(await memory.activityNow()).xid);
 		await waitUntil("a safety read that starts after the busy workspace's writes", () =>
 			startedAt.some((at) => at >= end),
 		);

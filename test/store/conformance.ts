@@ -1293,15 +1293,15 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			expect(paged).toEqual(all);
 			expect(shape(await store().activity(other, { limit: 100 }))).toEqual([["elsewhere", 1, 0, true]]);
 			// Now is after every record read so far: reading after it finds nothing yet.
-			expect(await store().activity(ws, { after: await store().activityNow(ws), limit: 100 })).toEqual([]);
+			expect(await store().activity(ws, { after: await store().activityNow(), limit: 100 })).toEqual([]);
 		});
 
 		it("activityNow is a cursor like the records' own: reading after it gives what was written after it (perhaps a little before), also on a workspace with no activity", async () => {
 			const ws = workspace();
-			const empty = await store().activityNow(ws);
+			const empty = await store().activityNow();
 			expect(await store().activity(ws, { after: empty, limit: 100 })).toEqual([]);
 			await store().createSession(ws, { sessionId: "a" });
-			const now = await store().activityNow(ws);
+			const now = await store().activityNow();
 			await store().appendEntry(ws, "a", user("one"));
 			await store().createSession(ws, { sessionId: "b" });
 			await store().createSession(workspace(), { sessionId: "elsewhere" });

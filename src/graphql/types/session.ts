@@ -271,17 +271,16 @@ builder.queryFields((t) => ({
 			orderBy: t.arg({ type: SessionOrderInput }),
 			filter: t.arg({ type: SessionFilterInput }),
 		},
-		resolve: async (_, args, { store, live, workspaceId, loaders, budget }, info) => {
+		resolve: async (_, args, { store, workspaceId, loaders, budget }, info) => {
 			const ranked = args.orderBy != null || args.filter != null;
 			if (ranked && (args.last != null || args.before != null))
 				throw invalidInput(
 					args.last != null ? "last" : "before",
 					"with orderBy or filter, page forward (first/after)",
 				);
-			// Before the list, never after: see SessionConnection.activityCursor.
-			const activityCursor = maySelect(info, "activityCursor")
-				? await live.activityCursorNow(workspaceId)
-				: undefined;
+			// Before the list, never after: read after it, a session created between the two reads
+			// would be in neither the list nor the feed from the cursor (SessionStore.activityNow).
+			const activityCursor = maySelect(info, "activityCursor") ? await store.activityNow() : undefined;
 			const page = ranked
 				? await store.findSessions(workspaceId, sessionQuery(args))
 				: await store.listSessions(workspaceId, {

@@ -556,9 +556,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 		}));
 	}
 
-	async activityNow(_ws: string): Promise<string> {
+	async activityNow(): Promise<string> {
 		// `activity` reads only transactions older than every running one (queries.ts activityRows): the
-		// boundary is the oldest running transaction, the same for every workspace. No row is read.
+		// boundary is the oldest running transaction. No row is read.
 		const [row] = await oldestRunningTransaction.run(this.db, {});
 		return afterTransaction((BigInt(row?.xmin ?? "1") - 1n).toString());
 	}
