@@ -1,6 +1,5 @@
 import { statfsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const require = createRequire(import.meta.url);
@@ -28,14 +27,7 @@ export default defineConfig({
 		// One graphql for everything, as under Node: Vite would give the project's own code the ESM
 		// build while graphql-yoga, Pothos and graphql-ws load the CommonJS one, and graphql's
 		// `instanceof` checks fail across the two copies.
-		alias: [
-			{ find: /^graphql$/, replacement: require.resolve("graphql") },
-			// pi as the tests' oracle, without the coding agent around it (see the file).
-			{
-				find: /^@mariozechner\/pi-coding-agent$/,
-				replacement: fileURLToPath(new URL("./test/support/pi-oracle.ts", import.meta.url)),
-			},
-		],
+		alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }],
 	},
 	test: {
 		include: ["test/**/*.test.ts"],

@@ -9,11 +9,11 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EntryType, SessionContext } from "../src/session/entry.js";
 import { MemoryStore } from "../src/store/memory.js";
 import { DEFAULT_WORKSPACE as WS } from "../src/store/store.js";
+import { SessionManager } from "./support/pi-oracle.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const dir = resolve(process.env.PI_FIXTURES_DIR ?? join(repo, "..", "shared", "fixtures", "pi"));

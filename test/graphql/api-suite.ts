@@ -9,7 +9,6 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildSessionContext, type SessionEntry, SessionManager } from "@mariozechner/pi-coding-agent";
 import {
 	buildClientSchema,
 	buildSchema,
@@ -21,6 +20,7 @@ import {
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../src/session/errors.js";
+import { buildSessionContext, type SessionEntry, SessionManager } from "../support/pi-oracle.js";
 import {
 	type BackendName,
 	type GraphQLResponse,

@@ -9,8 +9,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionManager } from "../support/pi-oracle.js";
 import { type BackendName, startTestServer, type TestServer } from "../support/server.js";
 import { assistantMessage, expectError, ok, uniqueId, userMessage } from "./http.js";
 

@@ -4,7 +4,6 @@
  * records, header round trip and the session id override.
  */
 import { readFileSync } from "node:fs";
-import { migrateSessionEntries, parseSessionEntries } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../../src/session/entry.js";
 import { SessionError } from "../../src/session/errors.js";
@@ -16,6 +15,7 @@ import {
 	type SessionHeader,
 } from "../../src/session/jsonl.js";
 import { replayLeaf } from "../../src/session/tree.js";
+import { migrateSessionEntries, parseSessionEntries } from "../support/pi-oracle.js";
 
 const fixture = (name: string) =>
 	readFileSync(new URL(`../fixtures/pi-small/${name}`, import.meta.url), "utf8");

@@ -12,7 +12,6 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { calculateContextTokens, SessionManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage, Entry, StoredEntry } from "../../src/session/entry.js";
@@ -26,6 +25,7 @@ import {
 } from "../../src/session/measures.js";
 import { summarizeMessage } from "../../src/session/message-summary.js";
 import { boundByCompaction, pathToRoot } from "../../src/session/tree.js";
+import { calculateContextTokens, SessionManager } from "../support/pi-oracle.js";
 
 let counter = 0;
 const TIME = "2026-01-05T12:00:00.000Z";

@@ -4,7 +4,7 @@
  * `calculateContextTokens`, and hostile shapes (any JSON with or without a
  * role) that must never throw.
  */
-import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
+
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../src/session/entry.js";
@@ -14,6 +14,7 @@ import {
 	summarizeMessage,
 	type TokenUsage,
 } from "../../src/session/message-summary.js";
+import { calculateContextTokens } from "../support/pi-oracle.js";
 
 const usage = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
 	input: 10,

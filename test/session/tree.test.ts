@@ -3,7 +3,7 @@
  * (src/session/context.ts), the latter held against pi's own
  * `buildSessionContext` on handmade trees.
  */
-import { buildSessionContext } from "@mariozechner/pi-coding-agent";
+
 import { describe, expect, it } from "vitest";
 import { projectContext } from "../../src/session/context.js";
 import type { Entry, SessionContext } from "../../src/session/entry.js";
@@ -16,6 +16,7 @@ import {
 	sessionNameOf,
 	tipsOf,
 } from "../../src/session/tree.js";
+import { buildSessionContext } from "../support/pi-oracle.js";
 
 let clock = 0;
 /** Each entry a second after the previous one. */

@@ -4,10 +4,9 @@
  * a workspace of its own, so cases never see each other's data.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry, Entry, StoredEntry } from "../../src/session/entry.js";
 import type { MetricsQuery } from "../../src/session/metrics.js";
@@ -16,6 +15,7 @@ import { replayLeaf } from "../../src/session/tree.js";
 import { sessionQuery } from "../../src/store/session-query.js";
 import type { ActivityRecord, SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
+import { buildSessionContext, SessionManager } from "../support/pi-oracle.js";
 import type { Backend } from "./backends.js";
 import { metricsProperty } from "./metrics-property.js";
 import { randomTreeProperty } from "./random-trees.js";
@@ -1373,12 +1373,13 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 	});
 
 	describe("fork", () => {
-		it("imports a fork written by pi itself: parents it dropped become roots, as pi reads them", async () => {
+		it("imports a fork written by pi itself, and one with a parent the file lacks as a root, as pi reads them", async () => {
 			const ws = workspace();
 			const dir = mkdtempSync(join(tmpdir(), "pi-fork-"));
 			try {
-				// pi's createBranchedSession drops label entries from the path, so the
-				// entry after a label keeps a parent id that is no longer in the file.
+				// pi's createBranchedSession drops label entries from the path and writes them
+				// again after it; pi 1.6 re-chains the entry after a label to the label's parent
+				// (pi before 0.84 left it naming the dropped label: a root, as below).
 				const pi = SessionManager.create("/work/pi", dir);
 				const u1 = pi.appendMessage({ role: "user", content: "u1", timestamp: 1 } as never);
 				pi.appendMessage({
@@ -1402,9 +1403,27 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				const expected = SessionManager.open(file).buildSessionContext();
 				const { activeToolNames: _, ...ours } = await store().context(ws, imported.sessionId);
 				expect(asJson(ours)).toEqual(asJson(expected));
-				const orphan = (await store().listEntries(ws, imported.sessionId)).find((e) => e.entry.id === a2);
-				expect(orphan?.depth).toBe(0);
+				const forked = SessionManager.open(file);
+				const stored = (await store().listEntries(ws, imported.sessionId)).find((e) => e.entry.id === a2);
+				expect(stored?.entry.parentId).toBe(forked.getEntry(a2)?.parentId);
+				expect(stored?.depth).toBe(forked.getBranch(a2).length - 1);
 				expect(await store().labels(ws, imported.sessionId, [u1])).toEqual(new Map([[u1, "start"]]));
+
+				// The same file as older pi wrote it: a2 names the dropped label, which the file lacks.
+				const older = text
+					.split("\n")
+					.map((line) =>
+						line.includes(`"id":"${a2}"`) ? line.replace(/"parentId":"[^"]*"/, '"parentId":"dropped"') : line,
+					)
+					.join("\n")
+					.replace(/"id":"[0-9a-f-]{36}"/, '"id":"older-fork"');
+				const olderFork = await store().importSession(ws, older);
+				const orphan = (await store().listEntries(ws, olderFork.sessionId)).find((e) => e.entry.id === a2);
+				expect(orphan?.depth).toBe(0);
+				const olderPath = join(dir, "older.jsonl");
+				writeFileSync(olderPath, older);
+				const { activeToolNames: _o, ...olderOurs } = await store().context(ws, olderFork.sessionId);
+				expect(asJson(olderOurs)).toEqual(asJson(SessionManager.open(olderPath).buildSessionContext()));
 			} finally {
 				rmSync(dir, { recursive: true, force: true });
 			}

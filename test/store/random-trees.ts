@@ -4,12 +4,13 @@
  * context equals what pi's own `buildSessionContext` makes of the stored log
  * and pointer, from the leaf and from a random node.
  */
-import { buildSessionContext } from "@mariozechner/pi-coding-agent";
+
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { DraftEntry, Entry } from "../../src/session/entry.js";
 import { replayLeaf } from "../../src/session/tree.js";
 import type { SessionStore } from "../../src/store/store.js";
+import { buildSessionContext } from "../support/pi-oracle.js";
 
 type Op =
 	| { kind: "user" | "assistant"; model: number }

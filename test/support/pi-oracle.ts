@@ -1,12 +1,13 @@
 /**
- * pi itself, the oracle the tests compare with, without the rest of pi: the
- * package's only entry point (`@mariozechner/pi-coding-agent`) loads the whole
- * coding agent (model providers, tools, TUI), over a second of imports in
- * every test file that asks for `buildSessionContext`. vitest.config.ts
- * resolves that specifier here; the names are pi's own functions from the
- * package's modules that define them, and type-checking still reads the
- * package's entry point, so a name missing here fails the importing file.
+ * pi's coding agent, the oracle for files and context as users have them
+ * today: `@earendil-works/pi-coding-agent`, pinned in package.json. The
+ * package's entry point loads the whole agent (model providers, tools, TUI)
+ * and needs Node 22 (`fs.globSync`, undici 8); the modules that define what
+ * the tests compare with load on Node 20 by path, and are pi's own code. Type
+ * checking reads each module's own declarations, so a name missing here
+ * fails the importing file.
  */
 
-export { calculateContextTokens } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js";
-export * from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+export { calculateContextTokens } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js";
+export * from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
+export { getUsageCostBreakdown } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/usage-totals.js";
