@@ -32,7 +32,7 @@
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
-import { ENTRY_KINDS } from "../session/kinds.js";
+import { kindOf } from "../session/kinds.js";
 import type { CommitNotice } from "../store/commits.js";
 import type { ActivityRecord, SessionRecord, SessionStore } from "../store/store.js";
 import {
@@ -82,7 +82,7 @@ const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
 /** The event an appended entry announces: its kind's row in session/kinds.ts. */
-const kindOf = (row: StoredEntry): ActivityKind => ENTRY_KINDS[row.entry.type].activity;
+const activityOf = (row: StoredEntry): ActivityKind => kindOf(row.entry.type).activity;
 
 interface ReadLimits {
 	records: number;
@@ -215,7 +215,7 @@ async function readActivity(
 			const row = bySeq?.get(seq);
 			if (!row) continue;
 			add({
-				kind: kindOf(row),
+				kind: activityOf(row),
 				session,
 				seq,
 				at: row.entry.timestamp,

@@ -38,7 +38,10 @@ export interface PlanClock {
 export function referencedIds(drafts: readonly DraftEntry[]): string[] {
 	const ids = new Set<string>();
 	for (const draft of drafts) {
-		if ((draft.type === "label" || draft.type === "leaf") && typeof draft.targetId === "string") {
+		if (
+			(draft.type === "label" || draft.type === "leaf" || draft.type === "context_edit") &&
+			typeof draft.targetId === "string"
+		) {
 			ids.add(draft.targetId);
 		}
 		if (draft.id !== undefined) ids.add(draft.id);
@@ -46,7 +49,7 @@ export function referencedIds(drafts: readonly DraftEntry[]): string[] {
 	return [...ids];
 }
 
-/** Moves and labels must name a node of the session. */
+/** Moves, labels and context edits must name a node of the session. */
 export function requireNodeTarget(
 	target: KnownEntry | undefined,
 	targetId: string,
@@ -85,7 +88,7 @@ export function planAppend(
 	for (const draft of drafts) {
 		const id = draft.id ?? clock.newId();
 		if (lookup(id)) throw new SessionError("ALREADY_EXISTS", `Entry ${id} already exists in this session`);
-		if (draft.type === "label")
+		if (draft.type === "label" || draft.type === "context_edit")
 			requireNodeTarget(lookup(draft.targetId as string), draft.targetId as string, "targetId");
 		if (draft.type === "leaf" && draft.targetId !== null) {
 			requireNodeTarget(lookup(draft.targetId as string), draft.targetId as string, "targetId");

@@ -1,18 +1,24 @@
 /**
  * Entry types of a pi session tree (design/tree-rules.md#entries). Entries are plain JSON
  * objects exactly as pi writes them to a JSONL line; unknown extra fields are
- * part of the object and travel with it unchanged.
+ * part of the object and travel with it unchanged. An entry of a type the
+ * service does not know (a later pi's) is an `OtherEntry`: kept as it is, a
+ * tree node like any other, and nothing in the context, as pi treats a type
+ * it does not know.
  */
 
+/** The types the service knows: pi 1.6's coding agent's, and the harness's `active_tools_change` and `leaf`. */
 export const ENTRY_TYPES = [
 	"message",
 	"thinking_level_change",
 	"model_change",
 	"active_tools_change",
+	"usage",
 	"compaction",
 	"branch_summary",
 	"custom",
 	"custom_message",
+	"context_edit",
 	"label",
 	"session_info",
 	"leaf",
@@ -47,6 +53,8 @@ export type EntryFields =
 	| { type: "thinking_level_change"; thinkingLevel: string }
 	| { type: "model_change"; provider: string; modelId: string }
 	| { type: "active_tools_change"; activeToolNames: string[] }
+	/** Usage outside the conversation (pi ≥ 0.86: cache warming, …): counted in totals, not in the context. */
+	| { type: "usage"; kind: string; provider: string; model: string; usage: unknown; note?: string }
 	| {
 			type: "compaction";
 			summary: string;
@@ -54,19 +62,58 @@ export type EntryFields =
 			firstKeptEntryId?: string;
 			tokensBefore: number;
 			details?: unknown;
+			/** What making the summary cost (pi ≥ 0.81). */
+			usage?: unknown;
+			fromHook?: boolean;
+			/** pi ≥ 1.0: the prompt and tools at this point, the context's first message after it. */
+			systemMessage?: AgentMessage;
+	  }
+	| {
+			type: "branch_summary";
+			fromId: string;
+			summary: string;
+			details?: unknown;
+			usage?: unknown;
 			fromHook?: boolean;
 	  }
-	| { type: "branch_summary"; fromId: string; summary: string; details?: unknown; fromHook?: boolean }
 	| { type: "custom"; customType: string; data?: unknown }
 	| { type: "custom_message"; customType: string; content: unknown; display: boolean; details?: unknown }
+	/** pi ≥ 0.87: the latest edit of a target on the branch replaces its content in the context (null: omits it). */
+	| { type: "context_edit"; targetId: string; replacement: { content: unknown } | null }
 	/** `label` absent or empty clears the target's label. */
 	| { type: "label"; targetId: string; label?: string }
 	| { type: "session_info"; name?: string }
 	/** A navigation record: never a tree node, never the active leaf. */
 	| { type: "leaf"; targetId: string | null };
 
-export type Entry = EntryFields & Placement & Extra;
-export type EntryOf<T extends EntryType> = Extract<Entry, { type: T }>;
+/** An entry of a type the service knows. */
+export type KnownEntry = EntryFields & Placement & Extra;
+
+/** An entry of any other type: its fields are kept, unread. */
+export type OtherEntry = Placement & Extra & { type: string };
+
+export type Entry = KnownEntry | OtherEntry;
+
+/**
+ * Where types are listed (a filter, the GraphQL enum), "other" stands for
+ * every type the service does not know: no known type has that name.
+ */
+export const OTHER_TYPE = "other";
+export type EntryTypeOrOther = EntryType | typeof OTHER_TYPE;
+
+export const typeOrOther = (type: string): EntryTypeOrOther => (isEntryType(type) ? type : OTHER_TYPE);
+
+/** Narrows an entry to the known types, whose fields are typed (an OtherEntry's `type` is any string). */
+export function isKnownEntry(entry: Pick<Entry, "type">): entry is KnownEntry {
+	return isEntryType(entry.type);
+}
+
+export type EntryOf<T extends EntryType> = Extract<KnownEntry, { type: T }>;
+
+/** Narrows an entry to one known type (a plain `type ===` test leaves OtherEntry in the union). */
+export function isOf<T extends EntryType>(entry: Pick<Entry, "type">, type: T): entry is EntryOf<T> {
+	return entry.type === type;
+}
 export type MessageEntry = EntryOf<"message">;
 export type ThinkingLevelChangeEntry = EntryOf<"thinking_level_change">;
 export type ModelChangeEntry = EntryOf<"model_change">;
@@ -78,12 +125,14 @@ export type CustomMessageEntry = EntryOf<"custom_message">;
 export type LabelEntry = EntryOf<"label">;
 export type SessionInfoEntry = EntryOf<"session_info">;
 export type LeafEntry = EntryOf<"leaf">;
+export type UsageEntry = EntryOf<"usage">;
+export type ContextEditEntry = EntryOf<"context_edit">;
 
 /**
  * An entry before the store appends it: `parentId` and `timestamp` are
  * storage-assigned, `id` is optional (generated when absent).
  */
-export type DraftEntry = EntryFields & { id?: string } & Extra;
+export type DraftEntry = (EntryFields | { type: string }) & { id?: string } & Extra;
 
 /** An entry as stored: the pi object plus its position in the log and tree. */
 export interface StoredEntry {
@@ -124,7 +173,7 @@ export function ownFields(entry: Entry | DraftEntry): Record<string, unknown> {
 
 /** Rebuild a pi entry from its placement and own fields, in pi's key order. */
 export function assembleEntry(
-	type: EntryType,
+	type: string,
 	id: string,
 	parentId: string | null,
 	timestamp: string,

@@ -42,10 +42,22 @@ export function newEntryId(): string {
  * same file twice gives the same tree.
  */
 export function migratedEntryId(sessionId: string, index: number, taken: ReadonlySet<string>): string {
-	const digest = createHash("sha256").update(`${sessionId}\u0001${index}`).digest("hex");
+	return derivedEntryId(`${sessionId}\u0001${index}`, taken);
+}
+
+/**
+ * An id derived from `seed`, pi-sized (8 hex characters, longer on a
+ * collision with `taken`): the same seed gives the same id, so what is made
+ * from stored data (an import's ids, an export's leaf anchor) is made alike
+ * every time.
+ */
+export function derivedEntryId(seed: string, taken: { has(id: string): boolean }): string {
+	const digest = createHash("sha256").update(seed).digest("hex");
 	for (let length = 8; length <= digest.length; length += 4) {
 		const candidate = digest.slice(0, length);
 		if (!taken.has(candidate)) return candidate;
 	}
-	return `${digest}-${index}`;
+	let suffix = 0;
+	while (taken.has(`${digest}-${suffix}`)) suffix++;
+	return `${digest}-${suffix}`;
 }

@@ -28,6 +28,16 @@ export function optionalString(obj: Json, name: string, at: string): void {
 	}
 }
 
+export function requireObject(obj: Json, name: string, at: string): void {
+	if (!isObject(obj[name])) throw invalidInput(field(at, name), "must be an object");
+}
+
+export function optionalObject(obj: Json, name: string, at: string): void {
+	if (obj[name] !== undefined && !isObject(obj[name])) {
+		throw invalidInput(field(at, name), "must be an object when present");
+	}
+}
+
 export function optionalBoolean(obj: Json, name: string, at: string): void {
 	if (obj[name] !== undefined && typeof obj[name] !== "boolean") {
 		throw invalidInput(field(at, name), "must be a boolean when present");

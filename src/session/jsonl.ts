@@ -6,11 +6,11 @@
  * a file that fails: the first bad line is an INVALID_INPUT naming it.
  */
 import { canonicalJson } from "./append.js";
-import { type Entry, isNode, type StoredEntry } from "./entry.js";
+import { type Entry, isNode, isOf, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
-import { migratedEntryId } from "./ids.js";
+import { derivedEntryId, migratedEntryId } from "./ids.js";
 import { inputLimits } from "./limits.js";
-import { leafAfter } from "./tree.js";
+import { leafAfter, replayLeaf } from "./tree.js";
 import {
 	checkJsonValue,
 	checkText,
@@ -209,10 +209,11 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 		// parents) and treats them as roots; so do we. A parent defined later would make a cycle.
 		const parent = entry.parentId === null ? undefined : earlierNode(entry.parentId, "parentId");
 		if (entry.parentId !== null && !parent) unresolved.push({ line: number, parentId: entry.parentId });
-		// A label may name an entry of another branch that a fork did not copy: it labels nothing here.
-		if (entry.type === "label") earlierNode(entry.targetId, "targetId");
+		// A label or context edit may name an entry of another branch that a fork did not copy: it
+		// changes nothing here.
+		if (isOf(entry, "label") || isOf(entry, "context_edit")) earlierNode(entry.targetId, "targetId");
 		// The pointer must name a node of this session.
-		if (entry.type === "leaf" && entry.targetId !== null && !earlierNode(entry.targetId, "targetId")) {
+		if (isOf(entry, "leaf") && entry.targetId !== null && !earlierNode(entry.targetId, "targetId")) {
 			throw lineError(
 				number,
 				`targetId ${JSON.stringify(entry.targetId)} does not name an earlier entry`,
@@ -251,9 +252,12 @@ export function sameSessionFile(
 	stored: SessionHeader,
 	log: readonly Entry[],
 ): boolean {
-	if (log.length !== file.rows.length) return false;
 	if (canonicalJson(headerLine(stored)) !== canonicalJson(headerLine(file.header))) return false;
-	return file.rows.every((row, i) => canonicalJson(row.entry) === canonicalJson(log[i]));
+	// Either form the session exports: its log as it is, or the pi form of it.
+	const same = (lines: readonly Entry[]) =>
+		lines.length === file.rows.length &&
+		file.rows.every((row, i) => canonicalJson(row.entry) === canonicalJson(lines[i]));
+	return same(log) || same(piFileEntries(stored.id, log));
 }
 
 /** The header line pi writes, version 3, unknown fields kept. */
@@ -269,9 +273,62 @@ export function headerLine(header: SessionHeader): Record<string, unknown> {
 	};
 }
 
+/**
+ * The two forms a session exports in (design/tree-rules.md#import-and-export):
+ * - `pi`, the default: what pi's coding agent reads, which has no leaf records
+ *   and takes a file's last entry as its leaf. The leaf records are left out,
+ *   and when the pointer is not the last node, a leaf anchor follows (below);
+ * - `lossless`: the append log as it is, leaf records included, which pi's
+ *   harness replays (and the service re-imports to the same log).
+ */
+export const EXPORT_FORMATS = ["pi", "lossless"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * The `customType` of a leaf anchor: a `custom` entry under the pointer,
+ * written as a pi file's last line so that pi's leaf (its last entry) is one
+ * with the pointer's path and context (a custom entry adds nothing to the
+ * context). pi's next entry then names it as its parent: a continuation the
+ * service takes as it is, the anchor first (an ordinary custom entry under
+ * the leaf, so the tree stays the file's).
+ */
+export const LEAF_ANCHOR_TYPE = "session-tree.leaf";
+
+/**
+ * A session's entries as the pi form has them: its nodes in log order, and a
+ * leaf anchor when the pointer is not the last of them (after a move without
+ * a summary, or to the root). The anchor is made from the log alone (its id
+ * from the session and the last move, its time the move's), so every export
+ * of the same log is the same file.
+ */
+export function piFileEntries(sessionId: string, log: readonly Entry[]): Entry[] {
+	const nodes = log.filter(isNode);
+	const leaf = replayLeaf(log);
+	if ((nodes[nodes.length - 1]?.id ?? null) === leaf) return nodes;
+	const move = log.findLast((entry) => !isNode(entry)) as Entry;
+	const taken = new Set(log.map((entry) => entry.id));
+	const anchor = {
+		type: "custom",
+		id: derivedEntryId(`${sessionId}\u0001leaf\u0001${move.id}`, taken),
+		parentId: leaf,
+		timestamp: move.timestamp,
+		customType: LEAF_ANCHOR_TYPE,
+	} as Entry;
+	return [...nodes, anchor];
+}
+
 /** Version-3 JSONL: header line, then one line per entry in seq order, newline-terminated. */
 export function formatSessionFile(header: SessionHeader, entries: Iterable<Entry>): string {
 	const lines = [JSON.stringify(headerLine(header))];
 	for (const entry of entries) lines.push(JSON.stringify(entry));
 	return `${lines.join("\n")}\n`;
+}
+
+/** A session's file in the given form (see EXPORT_FORMATS), from its header and its log in seq order. */
+export function exportSessionFile(
+	header: SessionHeader,
+	log: readonly Entry[],
+	format: ExportFormat = "pi",
+): string {
+	return formatSessionFile(header, format === "pi" ? piFileEntries(header.id, log) : log);
 }

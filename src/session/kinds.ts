@@ -4,7 +4,7 @@
  * a row does not compile; its row is where validation, the context
  * projection, the GraphQL API and the activity feed learn about it.
  */
-import type { EntryType } from "./entry.js";
+import { type EntryType, isEntryType } from "./entry.js";
 import { invalidInput } from "./errors.js";
 import {
 	checkText,
@@ -12,7 +12,9 @@ import {
 	isObject,
 	type Json,
 	optionalBoolean,
+	optionalObject,
 	optionalString,
+	requireObject,
 	requireString,
 } from "./json-checks.js";
 
@@ -74,6 +76,18 @@ export const ENTRY_KINDS = {
 		isSetting: true,
 		activity: "APPENDED",
 	},
+	usage: {
+		graphqlName: "UsageEntry",
+		validate: (obj, at) => {
+			requireString(obj, "kind", at, { nonEmpty: true });
+			requireString(obj, "provider", at);
+			requireString(obj, "model", at);
+			requireObject(obj, "usage", at);
+			optionalString(obj, "note", at);
+		},
+		isSetting: false,
+		activity: "APPENDED",
+	},
 	compaction: {
 		graphqlName: "CompactionEntry",
 		validate: (obj, at) => {
@@ -83,7 +97,13 @@ export const ENTRY_KINDS = {
 			if (typeof tokens !== "number" || !Number.isInteger(tokens) || tokens < 0) {
 				throw invalidInput(field(at, "tokensBefore"), "must be a non-negative integer");
 			}
+			optionalObject(obj, "usage", at);
 			optionalBoolean(obj, "fromHook", at);
+			if (obj.systemMessage !== undefined) {
+				requireObject(obj, "systemMessage", at);
+				if ((obj.systemMessage as Json).role !== "system")
+					throw invalidInput(field(at, "systemMessage.role"), 'must be "system"');
+			}
 		},
 		isSetting: false,
 		activity: "APPENDED",
@@ -93,6 +113,7 @@ export const ENTRY_KINDS = {
 		validate: (obj, at) => {
 			requireString(obj, "fromId", at, { nonEmpty: true });
 			requireString(obj, "summary", at);
+			optionalObject(obj, "usage", at);
 			optionalBoolean(obj, "fromHook", at);
 		},
 		isSetting: false,
@@ -113,6 +134,23 @@ export const ENTRY_KINDS = {
 				throw invalidInput(field(at, "content"), "must be a string or an array of content blocks");
 			}
 			if (typeof obj.display !== "boolean") throw invalidInput(field(at, "display"), "must be a boolean");
+		},
+		isSetting: false,
+		activity: "APPENDED",
+	},
+	context_edit: {
+		graphqlName: "ContextEditEntry",
+		validate: (obj, at) => {
+			requireString(obj, "targetId", at, { nonEmpty: true });
+			const replacement = obj.replacement;
+			if (replacement === null) return;
+			const content = isObject(replacement) ? replacement.content : undefined;
+			if (typeof content !== "string" && !Array.isArray(content)) {
+				throw invalidInput(
+					field(at, "replacement"),
+					"must be null (omit the target) or {content} with a string or an array of content blocks",
+				);
+			}
 		},
 		isSetting: false,
 		activity: "APPENDED",
@@ -148,6 +186,23 @@ export const ENTRY_KINDS = {
 	},
 } as const satisfies Record<EntryType, EntryKind>;
 
+/**
+ * An entry of a type the service does not know (a later pi's): no fields
+ * of its own are checked, it is a tree node, and nothing of it reaches the
+ * context, as in pi (design/tree-rules.md#entries).
+ */
+export const OTHER_KIND: EntryKind = {
+	graphqlName: "OtherEntry",
+	validate: () => {},
+	isSetting: false,
+	activity: "APPENDED",
+};
+
+/** The row of an entry's type; OTHER_KIND for a type the service does not know. */
+export function kindOf(type: string): EntryKind {
+	return isEntryType(type) ? ENTRY_KINDS[type] : OTHER_KIND;
+}
+
 /** The entry types whose `isSetting` is true, as a type. */
 export type SettingType = {
 	[T in EntryType]: (typeof ENTRY_KINDS)[T]["isSetting"] extends true ? T : never;
@@ -158,6 +213,6 @@ export const SETTING_TYPES: readonly SettingType[] = (Object.keys(ENTRY_KINDS) a
 	(type): type is SettingType => ENTRY_KINDS[type].isSetting,
 );
 
-export function isSettingType(type: EntryType): type is SettingType {
-	return ENTRY_KINDS[type].isSetting;
+export function isSettingType(type: string): type is SettingType {
+	return kindOf(type).isSetting;
 }

@@ -7,11 +7,15 @@
  * mergeMeasures(measureEntries(a), measureEntries(b)).
  *
  * Per-message values come from `summarizeMessage` and usage from
- * `normalizeUsage` (src/session/message-summary.ts), never from the raw
+ * `usageOfEntry` (src/session/message-summary.ts), never from the raw
  * message, so these totals equal the sums of the typed fields a client sees.
- * Only `message` entries count as messages: a `custom_message` or
- * `branch_summary` entry becomes a message in the model's context but is
- * not one in the log, as in pi's footer and session stats.
+ * Token and cost totals count what pi's session stats count: assistant
+ * messages, tool results that carry usage, compactions' and branch
+ * summaries' usage, and `usage` entries; their total is input + output +
+ * cacheRead + cacheWrite (`usageTokens`). Only `message` entries count as
+ * messages: a `custom_message` or `branch_summary` entry becomes a message in
+ * the model's context but is not one in the log, as in pi's footer and
+ * session stats.
  *
  * Token and cost totals are floating-point sums. Tokens are integers in
  * practice and add exactly; costs are fractions of a dollar, and two sums of
@@ -19,7 +23,7 @@
  * recomputation) may differ in the last bits.
  */
 import type { AgentMessage, Entry } from "./entry.js";
-import { summarizeMessage } from "./message-summary.js";
+import { summarizeMessage, type TokenUsage, usageOfEntry, usageTokens } from "./message-summary.js";
 import { turnDurationMs } from "./turns.js";
 
 export interface Measures {
@@ -39,7 +43,7 @@ export interface Measures {
 	toolResults: number;
 	/** toolResult messages with `isError: true`. */
 	toolErrors: number;
-	/** Sums of the normalised usage of assistant messages. */
+	/** Sums of the normalised usage pi counts (above); the total is the four parts' sum. */
 	inputTokens: number;
 	outputTokens: number;
 	cacheReadTokens: number;
@@ -47,6 +51,9 @@ export interface Measures {
 	totalTokens: number;
 	/** Sum of `usage.cost.total`. */
 	cost: number;
+	/** The assistant messages' share of totalTokens and cost: what per-turn averages divide. */
+	assistantTurnTokens: number;
+	assistantTurnCost: number;
 	/** Assistant messages with a duration (./turns.ts), and the sum of their durations in ms. */
 	timedAssistantTurns: number;
 	assistantTurnDurationMs: number;
@@ -72,6 +79,8 @@ export const SUMS = [
 	"cacheWriteTokens",
 	"totalTokens",
 	"cost",
+	"assistantTurnTokens",
+	"assistantTurnCost",
 	"timedAssistantTurns",
 	"assistantTurnDurationMs",
 	"leafMoves",
@@ -109,9 +118,11 @@ export function addEntry(into: Measures, entry: Entry): void {
 	into.entries += 1;
 	// Read defensively: the entry may come from an unchecked source.
 	const e = (typeof entry === "object" && entry !== null ? entry : {}) as Record<string, unknown>;
+	if (e.type !== "message") addUsage(into, usageOfEntry(e));
 	switch (e.type) {
 		case "message": {
 			const summary = summarizeMessage(e.message as AgentMessage);
+			addUsage(into, summary.usage);
 			into.messages += 1;
 			countRole(into.messagesByRole, summary.role, 1);
 			if (summary.role === "user") into.userTurns += 1;
@@ -122,19 +133,15 @@ export function addEntry(into: Measures, entry: Entry): void {
 			into.toolCalls += summary.toolCallCount;
 			if (summary.role === "assistant") {
 				into.assistantTurns += 1;
+				if (summary.usage) {
+					into.assistantTurnTokens += usageTokens(summary.usage);
+					into.assistantTurnCost += summary.usage.cost.total;
+				}
 				const took = turnDurationMs(e.timestamp as string, e.message as AgentMessage);
 				if (took !== null) {
 					into.timedAssistantTurns += 1;
 					into.assistantTurnDurationMs += took;
 				}
-			}
-			if (summary.usage) {
-				into.inputTokens += summary.usage.input;
-				into.outputTokens += summary.usage.output;
-				into.cacheReadTokens += summary.usage.cacheRead;
-				into.cacheWriteTokens += summary.usage.cacheWrite;
-				into.totalTokens += summary.usage.totalTokens;
-				into.cost += summary.usage.cost.total;
 			}
 			return;
 		}
@@ -153,6 +160,17 @@ export function addEntry(into: Measures, entry: Entry): void {
 		default:
 			return;
 	}
+}
+
+/** Adds one entry's usage (none: nothing) to the token and cost sums. */
+function addUsage(into: Measures, usage: TokenUsage | null): void {
+	if (!usage) return;
+	into.inputTokens += usage.input;
+	into.outputTokens += usage.output;
+	into.cacheReadTokens += usage.cacheRead;
+	into.cacheWriteTokens += usage.cacheWrite;
+	into.totalTokens += usageTokens(usage);
+	into.cost += usage.cost.total;
 }
 
 export function measureEntries(entries: Iterable<Entry>): Measures {

@@ -37,10 +37,15 @@ export interface MessageSummary {
 	/** pi's AssistantMessage fields, read from assistant messages only (null otherwise or when not a string). */
 	provider: string | null;
 	model: string | null;
+	/** The model the provider says answered (pi-ai `responseModel`, when it differs from the one asked). */
+	responseModel: string | null;
 	api: string | null;
 	stopReason: string | null;
 	errorMessage: string | null;
-	/** Assistant messages only (null for other roles); zeros where the message has no usable usage. */
+	/**
+	 * Assistant messages (zeros where the message has no usable usage), and
+	 * tool results that carry one (a tool that called a model); null otherwise.
+	 */
 	usage: TokenUsage | null;
 	/** Assistant: content items of type "toolCall"; other roles 0. */
 	toolCallCount: number;
@@ -51,6 +56,9 @@ export interface MessageSummary {
 	toolCallId: string | null;
 	/** toolResult only: true only when the message says `isError: true`; null for other roles. */
 	isError: boolean | null;
+	/** system only (pi-ai SystemMessage): the names of the tools it adds and removes; [] otherwise. */
+	toolsAdded: string[];
+	toolsRemoved: string[];
 }
 
 type Fields = Record<string, unknown>;
@@ -104,10 +112,46 @@ export function normalizeUsage(usage: unknown): TokenUsage {
 	};
 }
 
+/**
+ * The tokens a usage counts in totals: input + output + cacheRead +
+ * cacheWrite, as pi's session stats and cost breakdown add them
+ * (pi-coding-agent dist/core/usage-totals.js, agent-session.js
+ * `getSessionStats`), whatever `totalTokens` a provider reported (Bedrock's
+ * leaves the cache out).
+ */
+export function usageTokens(usage: TokenUsage): number {
+	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * The usage of an entry that pi's totals count, null for one without: an
+ * assistant message's, a tool result's that carries one, a compaction's or a
+ * branch summary's (the model call that wrote it, pi ≥ 0.81), and a `usage`
+ * entry's (pi ≥ 0.86). Read defensively: the entry may be any stored value.
+ */
+export function usageOfEntry(entry: unknown): TokenUsage | null {
+	const e = isObject(entry) ? entry : {};
+	switch (e.type) {
+		case "message":
+			return summarizeMessage(e.message as AgentMessage).usage;
+		case "compaction":
+		case "branch_summary":
+			return isObject(e.usage) ? normalizeUsage(e.usage) : null;
+		case "usage":
+			return normalizeUsage(e.usage);
+		default:
+			return null;
+	}
+}
+
 /** Content items that are objects; a content that is not an array has none. */
 const itemsOf = (content: unknown): Fields[] => (Array.isArray(content) ? content.filter(isObject) : []);
 
 const isToolCall = (item: Fields): boolean => item.type === "toolCall";
+
+/** The names of a system message's tools (pi-ai Tool or ToolReference items); "" for an item without one. */
+const toolNames = (tools: unknown): string[] =>
+	itemsOf(tools).map((tool) => (typeof tool.name === "string" ? tool.name : ""));
 
 export function summarizeMessage(message: AgentMessage): MessageSummary {
 	const m: Fields = isObject(message) ? message : {};
@@ -119,15 +163,18 @@ export function summarizeMessage(message: AgentMessage): MessageSummary {
 		role,
 		provider: assistant ? stringOrNull(m.provider) : null,
 		model: assistant ? stringOrNull(m.model) : null,
+		responseModel: assistant ? stringOrNull(m.responseModel) : null,
 		api: assistant ? stringOrNull(m.api) : null,
 		stopReason: assistant ? stringOrNull(m.stopReason) : null,
 		errorMessage: assistant ? stringOrNull(m.errorMessage) : null,
-		usage: assistant ? normalizeUsage(m.usage) : null,
+		usage: assistant || (toolResult && isObject(m.usage)) ? normalizeUsage(m.usage) : null,
 		toolCallCount: toolCalls.length,
 		toolCallNames: toolCalls.map((call) => (typeof call.name === "string" ? call.name : "")),
 		toolName: toolResult ? stringOrNull(m.toolName) : null,
 		toolCallId: toolResult ? stringOrNull(m.toolCallId) : null,
 		isError: toolResult ? m.isError === true : null,
+		toolsAdded: role === "system" ? toolNames(m.toolsAdded) : [],
+		toolsRemoved: role === "system" ? toolNames(m.toolsRemoved) : [],
 	};
 }
 

@@ -33,7 +33,6 @@
  * - rows are ordered by `orderBy`, then by every dimension ascending, so the
  *   order is total; text compares by code point, nulls last ascending.
  */
-import type { EntryType } from "./entry.js";
 import { SessionError } from "./errors.js";
 import { type Measures, SUMS } from "./measures.js";
 import {
@@ -137,7 +136,8 @@ export interface MetricsQuery {
 export interface MetricsRow {
 	time: string | null;
 	sessionId: string | null;
-	entryType: EntryType | null;
+	/** As written (a type the service does not know included). */
+	entryType: string | null;
 	role: string | null;
 	provider: string | null;
 	model: string | null;
@@ -317,7 +317,7 @@ function average(value: TurnValue, m: Measures): number | null {
 	const [sum, turns] =
 		value === "durationMs"
 			? [m.assistantTurnDurationMs, m.timedAssistantTurns]
-			: [value === "cost" ? m.cost : m.totalTokens, m.assistantTurns];
+			: [value === "cost" ? m.assistantTurnCost : m.assistantTurnTokens, m.assistantTurns];
 	return turns === 0 ? null : sum / turns;
 }
 

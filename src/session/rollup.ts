@@ -26,9 +26,15 @@
  * Percentiles cannot be merged from rows: they read one turn row per
  * assistant turn (`turnRows`), which a backend keeps beside the rollups.
  */
-import type { AgentMessage, EntryType, StoredEntry } from "./entry.js";
+import { isOf, type StoredEntry } from "./entry.js";
 import { countRole, emptyMeasures, type Measures } from "./measures.js";
-import { summarizeMessage } from "./message-summary.js";
+import {
+	type MessageSummary,
+	summarizeMessage,
+	type TokenUsage,
+	usageOfEntry,
+	usageTokens,
+} from "./message-summary.js";
 import { assistantTurnOf, TURN_VALUES, type TurnValue, type TurnValues } from "./turns.js";
 
 export const BUCKET_MS = 15 * 60 * 1000;
@@ -36,10 +42,16 @@ export const BUCKET_MS = 15 * 60 * 1000;
 export interface RollupKey {
 	/** The bucket's start, ISO 8601 UTC with milliseconds. */
 	bucket: string;
-	entryType: EntryType;
+	/** The entry's type as written (a type the service does not know included). */
+	entryType: string;
 	/** A message's role; "" for other entries. */
 	role: string;
-	/** An assistant message's provider and model; "" otherwise or when it has none. */
+	/**
+	 * The model whose usage the row counts, as pi's cost breakdown groups it:
+	 * an assistant message's provider and the model that answered
+	 * (`responseModel`, else `model`), a `usage` entry's provider and model;
+	 * "" for every other entry (pi's "Tools/summaries") and where none is given.
+	 */
 	provider: string;
 	model: string;
 	/** A tool result's tool, or the tool an assistant message's calls on this row call; "" otherwise. */
@@ -141,24 +153,24 @@ function rollupsOf(stored: StoredEntry): RollupRow[] {
 		author: stored.author ?? "",
 	});
 	row.entries = 1;
-	if (entry.type !== "message") return [row];
-	const summary = summarizeMessage(entry.message as AgentMessage);
+	if (!isOf(entry, "message")) {
+		if (isOf(entry, "usage")) {
+			row.provider = typeof entry.provider === "string" ? entry.provider : "";
+			row.model = typeof entry.model === "string" ? entry.model : "";
+		}
+		setUsage(row, usageOfEntry(entry));
+		return [row];
+	}
+	const summary = summarizeMessage(entry.message);
 	row.role = summary.role;
 	row.provider = summary.provider ?? "";
-	row.model = summary.model ?? "";
+	row.model = billedModel(summary);
 	if (summary.role === "toolResult") {
 		row.toolName = summary.toolName ?? "";
 		row.toolResults = 1;
 		if (summary.isError === true) row.toolErrors = 1;
 	}
-	if (summary.usage) {
-		row.inputTokens = summary.usage.input;
-		row.outputTokens = summary.usage.output;
-		row.cacheReadTokens = summary.usage.cacheRead;
-		row.cacheWriteTokens = summary.usage.cacheWrite;
-		row.totalTokens = summary.usage.totalTokens;
-		row.cost = summary.usage.cost.total;
-	}
+	setUsage(row, summary.usage);
 	const turn = assistantTurnOf(entry, summary);
 	if (turn) {
 		row.minTotalTokens = row.maxTotalTokens = turn.totalTokens;
@@ -183,6 +195,20 @@ function rollupsOf(stored: StoredEntry): RollupRow[] {
 		called.toolCalls += 1;
 	}
 	return rows;
+}
+
+/** The model a message's usage is grouped under: the one that answered, as pi's cost breakdown has it. */
+const billedModel = (summary: MessageSummary): string => summary.responseModel ?? summary.model ?? "";
+
+/** A row's token and cost figures from one entry's usage (none: zeros). */
+function setUsage(row: RollupRow, usage: TokenUsage | null): void {
+	if (!usage) return;
+	row.inputTokens = usage.input;
+	row.outputTokens = usage.output;
+	row.cacheReadTokens = usage.cacheRead;
+	row.cacheWriteTokens = usage.cacheWrite;
+	row.totalTokens = usageTokens(usage);
+	row.cost = usage.cost.total;
 }
 
 /** The key of a rollup row as one string (for grouping). */
@@ -222,7 +248,7 @@ export function rollupRows(rows: readonly StoredEntry[]): RollupRow[] {
 export function turnRows(rows: readonly StoredEntry[]): TurnRow[] {
 	const turns: TurnRow[] = [];
 	for (const { entry, seq, author } of rows) {
-		if (entry.type !== "message") continue;
+		if (!isOf(entry, "message")) continue;
 		const summary = summarizeMessage(entry.message);
 		const turn = assistantTurnOf(entry, summary);
 		if (!turn) continue;
@@ -230,7 +256,7 @@ export function turnRows(rows: readonly StoredEntry[]): TurnRow[] {
 			seq,
 			bucket: bucketOf(entry.timestamp),
 			provider: summary.provider ?? "",
-			model: summary.model ?? "",
+			model: billedModel(summary),
 			author: author ?? "",
 			...turn,
 		});
@@ -264,7 +290,11 @@ export function measuresOfRollups(
 				m.messages += r.entries;
 				countRole(m.messagesByRole, r.role, r.entries);
 				if (r.role === "user") m.userTurns += r.entries;
-				if (r.role === "assistant") m.assistantTurns += r.entries;
+				if (r.role === "assistant") {
+					m.assistantTurns += r.entries;
+					m.assistantTurnTokens += r.totalTokens;
+					m.assistantTurnCost += r.cost;
+				}
 				break;
 			case "leaf":
 				m.leafMoves += r.entries;

@@ -3,7 +3,7 @@
  * the rule every backend follows (Postgres indexes the same text with its
  * own function, drizzle/0007_search.sql, which must say what this says).
  */
-import type { Entry } from "./entry.js";
+import { type Entry, isKnownEntry } from "./entry.js";
 
 /** The text items of a content value: a string, or the `text` of its `{type: "text"}` items, joined by a space. */
 function contentText(content: unknown): string | null {
@@ -27,6 +27,7 @@ function contentText(content: unknown): string | null {
  * not searched.
  */
 export function searchTextOf(entry: Entry): string | null {
+	if (!isKnownEntry(entry)) return null;
 	switch (entry.type) {
 		case "message": {
 			const { message } = entry;

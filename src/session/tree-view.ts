@@ -5,7 +5,7 @@
  * rules over a session's log; a backend may answer the same in SQL, and the
  * conformance suite holds both to the same results.
  */
-import { type Entry, isNode, type StoredEntry } from "./entry.js";
+import { type Entry, isKnownEntry, isNode, type StoredEntry } from "./entry.js";
 import { messagePreview } from "./message-summary.js";
 import { labelsOf, pathToRoot } from "./tree.js";
 
@@ -63,6 +63,8 @@ function contentText(content: unknown): string {
  */
 export function nodePreview(entry: Entry, maxLength: number): string {
 	const line = (text: string) => messagePreview({ role: "custom", content: text }, maxLength);
+	// A type the service does not know: its name, as a tag (pi's tree shows nothing for it).
+	if (!isKnownEntry(entry)) return line(`[${entry.type}]`);
 	switch (entry.type) {
 		case "message":
 			return messagePreview(entry.message, maxLength);
@@ -80,6 +82,10 @@ export function nodePreview(entry: Entry, maxLength: number): string {
 			return line(`[tools: ${entry.activeToolNames.join(", ")}]`);
 		case "custom":
 			return line(`[custom: ${entry.customType}]`);
+		case "usage":
+			return line(`[usage: ${entry.kind} ${entry.provider}/${entry.model}]`);
+		case "context_edit":
+			return line(`[context ${entry.replacement === null ? "omit" : "replace"}: ${entry.targetId}]`);
 		case "label":
 			return line(`[label: ${entry.label || "(cleared)"}]`);
 		case "session_info":

@@ -4,7 +4,7 @@
  * backend either calls these or answers the same question in SQL; the
  * conformance suite holds both to the same results.
  */
-import { type Entry, isNode, type LabelEntry, type StoredEntry } from "./entry.js";
+import { type Entry, isNode, isOf, type LabelEntry, type StoredEntry } from "./entry.js";
 
 /** The leaf pointer after an entry: a leaf record points at its target, anything else at itself. */
 export function leafAfter(entry: Pick<Entry, "type" | "id"> & { targetId?: unknown }): string | null {
@@ -47,7 +47,7 @@ export function boundByCompaction<T extends { entry: Entry }>(fullPath: readonly
 	for (let i = fullPath.length - 1; i >= 0; i--) {
 		const { entry } = fullPath[i] as T;
 		if (stopAt !== null && entry.id === stopAt) return fullPath.slice(i);
-		if (entry.type === "compaction") stopAt = entry.firstKeptEntryId ?? null;
+		if (isOf(entry, "compaction")) stopAt = entry.firstKeptEntryId ?? null;
 	}
 	return [...fullPath];
 }
@@ -77,7 +77,7 @@ export function tipsOf<T extends { entry: Entry }>(log: readonly T[]): T[] {
 export function labelsOf(log: Iterable<Pick<StoredEntry, "entry">>): Map<string, LabelEntry> {
 	const labels = new Map<string, LabelEntry>();
 	for (const { entry } of log) {
-		if (entry.type !== "label") continue;
+		if (!isOf(entry, "label")) continue;
 		if (entry.label) labels.set(entry.targetId, entry);
 		else labels.delete(entry.targetId);
 	}
@@ -86,7 +86,7 @@ export function labelsOf(log: Iterable<Pick<StoredEntry, "entry">>): Map<string,
 
 /** The session name: the latest session_info name, trimmed; empty means none. */
 export function nameAfter(entry: Entry, previous: string | null): string | null {
-	if (entry.type !== "session_info") return previous;
+	if (!isOf(entry, "session_info")) return previous;
 	return (typeof entry.name === "string" ? entry.name.trim() : "") || null;
 }
 

@@ -3,19 +3,23 @@
  * total tokens, its cost, how long it took), which dashboards aggregate by
  * more than sums: min, max and percentiles.
  *
- * A turn's duration: pi stamps an assistant message (`message.timestamp`, ms
- * since the epoch) when the turn starts and the entry (`timestamp`) when it
- * is written, after the response ended, so their difference is how long the
- * model took. A message whose stamp is not a finite number, or is later than
- * its entry's (a clock step, a hand-made file), has no duration.
+ * A turn's duration: what pi measured, `message.durationMs` (pi-ai ≥ 1.0,
+ * a monotonic clock from the request to the end of the response); for older
+ * messages, the entry's `timestamp` (written after the response ended) less
+ * the message's (ms since the epoch, stamped when the turn started). A
+ * message with neither a usable `durationMs` nor a finite stamp no later
+ * than its entry's (a clock step, a hand-made file) has no duration.
+ *
+ * A turn's tokens are its usage's input + output + cacheRead + cacheWrite,
+ * as in every total (message-summary.ts `usageTokens`).
  *
  * Percentiles are discrete (PostgreSQL's percentile_disc): the p-percentile
  * of n values is the smallest value v with at least p·n of the values ≤ v,
  * i.e. the ⌈p·n⌉-th smallest, computed with the same double arithmetic as
  * PostgreSQL (`ceil(p * n)`), so both give the same value of the data.
  */
-import type { AgentMessage, Entry } from "./entry.js";
-import { type MessageSummary, summarizeMessage } from "./message-summary.js";
+import { type AgentMessage, type Entry, isOf } from "./entry.js";
+import { type MessageSummary, summarizeMessage, usageTokens } from "./message-summary.js";
 
 export interface TurnValues {
 	/** Normalised usage (./message-summary.ts), as in every sum. */
@@ -42,6 +46,8 @@ export type TurnSpreads = Record<TurnValue, Spread>;
 
 /** How long an assistant message written at `timestamp` (an entry's) took, in ms; null when unknown. */
 export function turnDurationMs(timestamp: string, message: AgentMessage): number | null {
+	const measured = typeof message === "object" && message !== null ? message.durationMs : undefined;
+	if (typeof measured === "number" && Number.isFinite(measured) && measured >= 0) return measured;
 	const started = typeof message === "object" && message !== null ? message.timestamp : undefined;
 	if (typeof started !== "number" || !Number.isFinite(started)) return null;
 	const took = Date.parse(timestamp) - started;
@@ -50,11 +56,11 @@ export function turnDurationMs(timestamp: string, message: AgentMessage): number
 
 /** The entry's turn values when it is an assistant message, else null; `summary` when known is its message's. */
 export function assistantTurnOf(entry: Entry, summary?: MessageSummary): TurnValues | null {
-	if (entry?.type !== "message") return null;
+	if (!entry || !isOf(entry, "message")) return null;
 	summary ??= summarizeMessage(entry.message);
 	if (summary.role !== "assistant" || !summary.usage) return null;
 	return {
-		totalTokens: summary.usage.totalTokens,
+		totalTokens: usageTokens(summary.usage),
 		cost: summary.usage.cost.total,
 		durationMs: turnDurationMs(entry.timestamp, entry.message),
 	};

@@ -4,17 +4,10 @@
  * INVALID_INPUT naming the field as a dotted path under `at` (e.g.
  * `entry.compaction.tokensBefore`, or `line 7: message.role` for a file).
  */
-import {
-	type DraftEntry,
-	ENTRY_TYPES,
-	type Entry,
-	type EntryType,
-	isEntryType,
-	PLACEMENT_FIELDS,
-} from "./entry.js";
+import { type DraftEntry, type Entry, PLACEMENT_FIELDS } from "./entry.js";
 import { invalidInput } from "./errors.js";
 import { checkJsonValue, field, isObject } from "./json-checks.js";
-import { ENTRY_KINDS } from "./kinds.js";
+import { kindOf } from "./kinds.js";
 
 // The checks the store and the file reader use beside entry validation.
 export { checkJsonValue, checkText, isObject, isStorableText } from "./json-checks.js";
@@ -29,8 +22,17 @@ export function validateEntryId(value: unknown, at: string): string {
 	return value;
 }
 
-function validateType(value: unknown, at: string): EntryType {
-	if (!isEntryType(value)) throw invalidInput(field(at, "type"), `must be one of ${ENTRY_TYPES.join(", ")}`);
+/**
+ * Any type pi could write: a known one (kinds.ts), or one the service does
+ * not know, kept as it is. "session" is the header's, never an entry's.
+ */
+function validateType(value: unknown, at: string): string {
+	if (typeof value !== "string" || value.length === 0)
+		throw invalidInput(field(at, "type"), "must be a non-empty string");
+	if (value === "session")
+		throw invalidInput(field(at, "type"), "\"session\" is the header line's type, not an entry's");
+	if (value.length > MAX_ID_LENGTH)
+		throw invalidInput(field(at, "type"), `must be at most ${MAX_ID_LENGTH} characters`);
 	return value;
 }
 
@@ -79,7 +81,7 @@ export function validateEntry(value: unknown, at = ""): Entry {
 		throw invalidInput(field(at, "parentId"), "must be a non-empty string or null");
 	}
 	const timestamp = normalizeTimestamp(value.timestamp, field(at, "timestamp"));
-	ENTRY_KINDS[type].validate(value, at);
+	kindOf(type).validate(value, at);
 	checkJsonValue(value, at);
 	return { ...value, timestamp } as Entry;
 }
@@ -94,7 +96,7 @@ export function validateDraft(value: unknown, at = ""): DraftEntry {
 		}
 	}
 	if (value.id !== undefined) validateEntryId(value.id, field(at, "id"));
-	ENTRY_KINDS[type].validate(value, at);
+	kindOf(type).validate(value, at);
 	checkJsonValue(value, at);
 	return value as DraftEntry;
 }

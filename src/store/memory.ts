@@ -6,9 +6,15 @@
  */
 
 import { projectContext } from "../session/context.js";
-import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
+import {
+	type DraftEntry,
+	type EntryTypeOrOther,
+	type SessionContext,
+	type StoredEntry,
+	typeOrOther,
+} from "../session/entry.js";
 import { planFork } from "../session/fork.js";
-import { formatSessionFile, parseSessionFile } from "../session/jsonl.js";
+import { exportSessionFile, parseSessionFile } from "../session/jsonl.js";
 import {
 	checkMetricsQuery,
 	type MetricsQuery,
@@ -24,6 +30,7 @@ import type { CommitNotice } from "./commits.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {
+	exportFormat,
 	forkedSessionRecord,
 	forkTargetId,
 	importedSessionRecord,
@@ -41,6 +48,7 @@ import {
 	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
+	type ExportOptions,
 	type ForkInput,
 	headerOf,
 	type ImportedSession,
@@ -255,7 +263,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
 		const { afterSeq = 0, beforeSeq = Number.POSITIVE_INFINITY, limit, types, fromEnd = false } = query;
 		const matching = this.require(ws, sessionId).log.filter(
-			(e) => e.seq > afterSeq && e.seq < beforeSeq && (!types || types.includes(e.entry.type)),
+			(e) => e.seq > afterSeq && e.seq < beforeSeq && (!types || types.includes(typeOrOther(e.entry.type))),
 		);
 		const window =
 			limit === undefined
@@ -278,9 +286,9 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			: null;
 	}
 
-	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
+	async countEntries(ws: string, sessionId: string, types?: readonly EntryTypeOrOther[]): Promise<number> {
 		const { log } = this.require(ws, sessionId);
-		return types ? log.filter((e) => types.includes(e.entry.type)).length : log.length;
+		return types ? log.filter((e) => types.includes(typeOrOther(e.entry.type))).length : log.length;
 	}
 
 	async children(
@@ -389,11 +397,12 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return { ...record, created: true };
 	}
 
-	async exportSession(ws: string, sessionId: string): Promise<string> {
+	async exportSession(ws: string, sessionId: string, options: ExportOptions = {}): Promise<string> {
 		const session = this.require(ws, sessionId);
-		return formatSessionFile(
+		return exportSessionFile(
 			headerOf(session.record),
 			session.log.map((e) => e.entry),
+			exportFormat(options),
 		);
 	}
 

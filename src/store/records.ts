@@ -6,10 +6,21 @@ import type { StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import type { ForkPlan } from "../session/fork.js";
 import { newSessionId } from "../session/ids.js";
-import { type ParsedSessionFile, sameSessionFile } from "../session/jsonl.js";
+import {
+	EXPORT_FORMATS,
+	type ExportFormat,
+	type ParsedSessionFile,
+	sameSessionFile,
+} from "../session/jsonl.js";
 import { sessionNameOf } from "../session/tree.js";
 import { checkText, validateEntryId } from "../session/validate.js";
-import { type CreateSessionInput, headerOf, type ImportedSession, type SessionRecord } from "./store.js";
+import {
+	type CreateSessionInput,
+	type ExportOptions,
+	headerOf,
+	type ImportedSession,
+	type SessionRecord,
+} from "./store.js";
 
 /**
  * The entry a path or context starts from: `fromId` when given (it must be a
@@ -152,6 +163,15 @@ export function reimported(
 		);
 	}
 	return { ...stored, created: false };
+}
+
+/** The form an export is asked for: "pi" unless given; anything else is INVALID_INPUT. */
+export function exportFormat(options: ExportOptions): ExportFormat {
+	const format = options.format ?? "pi";
+	if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+		throw invalidInput("format", `must be one of ${EXPORT_FORMATS.join(", ")}`);
+	}
+	return format;
 }
 
 /** The error for a new session whose id another session of the workspace already has. */

@@ -5,8 +5,8 @@
  * exist for the caller.
  */
 
-import type { DraftEntry, EntryType, SessionContext, StoredEntry } from "../session/entry.js";
-import type { SessionHeader } from "../session/jsonl.js";
+import type { DraftEntry, EntryTypeOrOther, SessionContext, StoredEntry } from "../session/entry.js";
+import type { ExportFormat, SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
 import type { Comparison } from "../session/tree-view.js";
@@ -79,7 +79,8 @@ export interface AppendResult {
 export interface MoveLeafInput extends AppendOptions {
 	/** A node of the session, or null for "before the first entry". */
 	targetId: string | null;
-	summary?: { summary: string; details?: unknown };
+	/** The abandoned branch's summary: its text, and what pi's branch_summary may carry beside it. */
+	summary?: { summary: string; details?: unknown; usage?: unknown; fromHook?: boolean };
 }
 
 export interface MoveLeafResult {
@@ -125,7 +126,8 @@ export interface EntryLogQuery {
 	limit?: number;
 	/** From the end of the window backwards (for `last`); results stay in seq order. */
 	fromEnd?: boolean;
-	types?: readonly EntryType[];
+	/** Entry types to keep; "other" keeps every type the service does not know. */
+	types?: readonly EntryTypeOrOther[];
 	omit?: EntryOmissions;
 }
 
@@ -142,6 +144,11 @@ export interface SessionWithEntries {
 	session: SessionRecord;
 	/** As `listEntries` returns them for the same query. */
 	entries: StoredEntry[];
+}
+
+export interface ExportOptions {
+	/** Default "pi". */
+	format?: ExportFormat;
 }
 
 export interface ImportOptions extends AuthorOptions {
@@ -224,7 +231,7 @@ export interface SessionStore {
 	getEntries(ws: string, sessionId: string, entryIds: readonly string[]): Promise<Map<string, StoredEntry>>;
 	/** The append log in seq order. */
 	listEntries(ws: string, sessionId: string, query?: EntryLogQuery): Promise<StoredEntry[]>;
-	countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number>;
+	countEntries(ws: string, sessionId: string, types?: readonly EntryTypeOrOther[]): Promise<number>;
 	/**
 	 * `getSession` and `listEntries` in one read (Postgres: one statement, for
 	 * a page of `Session.entries`); null where `getSession` is null. Optional:
@@ -297,7 +304,8 @@ export interface SessionStore {
 	 * with the log (nor with other workspaces' activity).
 	 */
 	activityNow(): Promise<string>;
-	exportSession(ws: string, sessionId: string): Promise<string>;
+	/** The session as a pi file: by default the form pi's coding agent reads (session/jsonl.ts EXPORT_FORMATS). */
+	exportSession(ws: string, sessionId: string, options?: ExportOptions): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 
 	close(): Promise<void>;

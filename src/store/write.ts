@@ -138,11 +138,14 @@ function moveDrafts(input: MoveLeafInput): DraftEntry[] {
 	if (targetId !== null) checkJsonValue(targetId, "targetId");
 	const drafts = [{ type: "leaf", targetId } as DraftEntry];
 	if (summary) {
+		// fromId names the target, as the seed's harness writes it (design/tree-rules.md#moving-the-leaf).
 		const branchSummary = {
 			type: "branch_summary",
 			fromId: targetId ?? "root",
 			summary: summary.summary,
 			...(summary.details === undefined ? {} : { details: summary.details }),
+			...(summary.usage === undefined ? {} : { usage: summary.usage }),
+			...(summary.fromHook === undefined ? {} : { fromHook: summary.fromHook }),
 		};
 		drafts.push(validateDraft(branchSummary, "summary"));
 	}
@@ -153,10 +156,10 @@ function labelDraft(targetId: string, label: string | null | undefined): DraftEn
 	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "");
 }
 
-/** pi stores the trimmed name; an empty name clears it. */
+/** pi stores the name on one line (each run of line breaks one space), trimmed; an empty name clears it. */
 function renameDraft(name: string): DraftEntry {
 	if (typeof name !== "string") throw invalidInput("name", "must be a string");
-	return validateDraft({ type: "session_info", name: name.trim() }, "");
+	return validateDraft({ type: "session_info", name: name.replace(/[\r\n]+/g, " ").trim() }, "");
 }
 
 function appendResult(outcome: WriteOutcome): AppendResult {

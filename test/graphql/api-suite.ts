@@ -5,7 +5,7 @@
  * backend is shared by all cases (starting one costs seconds); cases stay
  * apart by using session ids of their own.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,13 +46,17 @@ const repo = fileURLToPath(new URL("../..", import.meta.url));
 /** The Entry interface and every field each entry type adds to it. */
 const ENTRY = `
 fragment EntryFields on Entry {
-	__typename id entryId seq type parentId depth timestamp author label raw
+	__typename id entryId seq type typeName parentId depth timestamp author label raw
 	... on MessageEntry { role message }
 	... on ThinkingLevelChangeEntry { thinkingLevel }
 	... on ModelChangeEntry { provider modelId }
 	... on ActiveToolsChangeEntry { activeToolNames }
-	... on CompactionEntry { summary firstKeptEntryId tokensBefore details fromHook }
-	... on BranchSummaryEntry { fromId summary details fromHook }
+	... on UsageEntry { kind provider model note usage { totalTokens cost { total } } }
+	... on CompactionEntry {
+		summary firstKeptEntryId tokensBefore details fromHook systemMessage usage { totalTokens cost { total } }
+	}
+	... on BranchSummaryEntry { fromId summary details fromHook usage { totalTokens cost { total } } }
+	... on ContextEditEntry { editTargetId: targetId omits replacementContent target { entryId } }
 	... on CustomEntry { customType data }
 	... on CustomMessageEntry { customType content display details }
 	... on LabelEntry { targetId targetLabel target { entryId } }
@@ -387,7 +391,7 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 			expect(Date.parse(a3?.timestamp as string)).toBeGreaterThanOrEqual(Date.parse(u1?.timestamp as string));
 		});
 
-		it("projects the context pi would build, and exports JSONL version 3", async () => {
+		it("projects the context pi would build, and exports JSONL version 3 that pi opens on the same branch", async () => {
 			const { sessionId } = await seed();
 			const context = await expectContextLikePi(sessionId);
 			expect(context).toEqual({
@@ -397,14 +401,33 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 				activeToolNames: null,
 			});
 			const { entries } = await log(sessionId);
-			const { session } = await query<{ session: { jsonl: string } }>(
-				`query($id: String!) { session(sessionId: $id) { jsonl } }`,
+			const { session } = await query<{ session: { pi: string; lossless: string } }>(
+				`query($id: String!) { session(sessionId: $id) { pi: jsonl lossless: jsonl(format: LOSSLESS) } }`,
 				{ id: sessionId },
 			);
-			const lines = session.jsonl.trimEnd().split("\n");
+			const lines = session.lossless.trimEnd().split("\n");
 			expect(lines).toHaveLength(7);
 			expect(JSON.parse(lines[0] as string)).toMatchObject({ type: "session", version: 3, id: sessionId });
 			expect(lines.slice(1).map((line) => JSON.parse(line))).toEqual(entries.edges.map((e) => e.node.raw));
+			// The default form has no leaf records: pi's leaf is its last line, a3, and its context ours.
+			const piLines = session.pi
+				.trimEnd()
+				.split("\n")
+				.slice(1)
+				.map((line) => JSON.parse(line));
+			expect(piLines).toEqual(
+				entries.edges.map((e) => e.node.raw).filter((raw) => (raw as { type: string }).type !== "leaf"),
+			);
+			const dir = mkdtempSync(join(tmpdir(), "pi-export-"));
+			try {
+				writeFileSync(join(dir, "seed.jsonl"), session.pi);
+				const pi = SessionManager.open(join(dir, "seed.jsonl"), dir);
+				expect(pi.getLeafId()).toBe("a3");
+				const { activeToolNames: _, ...ours } = context;
+				expect(JSON.parse(JSON.stringify(pi.buildSessionContext()))).toEqual(ours);
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
 		});
 
 		it("refetches a Session and an Entry by global id with node(id)", async () => {
@@ -844,10 +867,10 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 				expect.objectContaining({ id: "c1", extensionVersion: "1.2" }),
 			);
 
-			// Each export re-imports (under another id) to the same log, pointer and context.
+			// Each lossless export re-imports (under another id) to the same log, pointer and context.
 			for (const original of [v1, v2, v3]) {
 				const { session } = await query<{ session: { jsonl: string } }>(
-					`query($id: String!) { session(sessionId: $id) { jsonl } }`,
+					`query($id: String!) { session(sessionId: $id) { jsonl(format: LOSSLESS) } }`,
 					{ id: original.sessionId },
 				);
 				const copy = await importFile(session.jsonl, uniqueId("reimport"));
@@ -860,6 +883,166 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 				expect(b.entries).toEqual(a.entries);
 				expect(b.context).toEqual(a.context);
 			}
+		});
+	});
+
+	describe("today's pi (1.6.0) through the API", () => {
+		const usage = {
+			input: 7,
+			output: 3,
+			cacheRead: 20,
+			cacheWrite: 0,
+			totalTokens: 30,
+			cost: { total: 0.5 },
+		};
+		const STATS = `query($id: String!) { session(sessionId: $id) {
+			stats { tree { totalTokens cost } }
+			context { messages }
+		} }`;
+
+		it("appends usage entries, context edits, and compactions and summaries with usage; totals count them", async () => {
+			const sessionId = uniqueId("today");
+			await create({ sessionId });
+			await append(sessionId, { message: userMessage("long question") }, { entryId: "u1" });
+			const used = await append(sessionId, {
+				usage: {
+					kind: "cache_warm",
+					provider: "anthropic",
+					model: "claude-haiku-4-5",
+					usage,
+					note: "warmed",
+				},
+			});
+			expect(used.entry).toMatchObject({
+				__typename: "UsageEntry",
+				type: "USAGE",
+				typeName: "usage",
+				kind: "cache_warm",
+				provider: "anthropic",
+				model: "claude-haiku-4-5",
+				note: "warmed",
+				usage: { totalTokens: 30, cost: { total: 0.5 } },
+			});
+			const edit = await append(sessionId, { contextEdit: { targetId: "u1", content: "short question" } });
+			expect(edit.entry).toMatchObject({
+				__typename: "ContextEditEntry",
+				type: "CONTEXT_EDIT",
+				editTargetId: "u1",
+				omits: false,
+				replacementContent: "short question",
+				target: { entryId: "u1" },
+			});
+			const compacted = await append(sessionId, {
+				compaction: {
+					summary: "so far",
+					firstKeptEntryId: "u1",
+					tokensBefore: 100,
+					usage,
+					fromHook: true,
+					systemMessage: { role: "system", content: "Be brief.", timestamp: 1 },
+				},
+			});
+			expect(compacted.entry).toMatchObject({
+				usage: { totalTokens: 30 },
+				fromHook: true,
+				systemMessage: { role: "system", content: "Be brief." },
+			});
+			const moved = await move({
+				sessionId,
+				targetId: "u1",
+				summary: { summary: "went back", usage, fromHook: false },
+			});
+			expect(moved.summaryEntry).toMatchObject({ fromId: "u1", fromHook: false, usage: { totalTokens: 30 } });
+			await append(sessionId, { contextEdit: { targetId: "u1", omit: true } });
+			const { session } = await query<{
+				session: { stats: { tree: { totalTokens: number; cost: number } }; context: { messages: unknown[] } };
+			}>(STATS, { id: sessionId });
+			expect(session.stats.tree).toEqual({ totalTokens: 90, cost: 1.5 });
+			// The omitting edit is on this branch: u1 leaves the context, the branch summary stays.
+			expect(session.context.messages).toEqual([expect.objectContaining({ role: "branchSummary" })]);
+			await expectContextLikePi(sessionId);
+		});
+
+		it("refuses a context edit with both or neither of content and omit, or of a missing entry", async () => {
+			const sessionId = uniqueId("edits");
+			await create({ sessionId });
+			await append(sessionId, { message: userMessage("u") }, { entryId: "u" });
+			for (const contextEdit of [{ targetId: "u", content: "x", omit: true }, { targetId: "u" }]) {
+				await rejected(APPEND, { input: { sessionId, entry: { contextEdit } } }, "INVALID_INPUT", {
+					field: "entry.contextEdit",
+					watch: sessionId,
+				});
+			}
+			await rejected(
+				APPEND,
+				{ input: { sessionId, entry: { contextEdit: { targetId: "nope", omit: true } } } },
+				"NOT_FOUND",
+				{ field: "targetId", watch: sessionId },
+			);
+		});
+
+		it("serves an entry of a type it does not know as OtherEntry, kept as it is, filtered as OTHER", async () => {
+			const sessionId = uniqueId("other");
+			const line = {
+				type: "checkpoint",
+				id: "ck",
+				parentId: "u1",
+				timestamp: "2026-11-20T10:00:01.000Z",
+				files: ["a.ts"],
+			};
+			const jsonl = [
+				JSON.stringify({
+					type: "session",
+					version: 3,
+					id: sessionId,
+					timestamp: "2026-11-20T10:00:00.000Z",
+					cwd: "/w",
+				}),
+				JSON.stringify({
+					type: "message",
+					id: "u1",
+					parentId: null,
+					timestamp: "2026-11-20T10:00:00.500Z",
+					message: userMessage("u1"),
+				}),
+				JSON.stringify(line),
+				"",
+			].join("\n");
+			const imported = await importFile(jsonl);
+			expect(imported.leafId).toBe("ck");
+			const { session } = await query<{
+				session: {
+					other: { totalCount: number; edges: Array<{ node: EntryView }> };
+					tree: {
+						edges: Array<{ node: { entryId: string; type: string; typeName: string; preview: string } }>;
+					};
+					jsonl: string;
+				};
+			}>(
+				`query($id: String!) { session(sessionId: $id) {
+					other: entries(types: [OTHER]) { totalCount edges { node { ...EntryFields } } }
+					tree { edges { node { entryId type typeName preview } } }
+					jsonl
+				} } ${ENTRY}`,
+				{ id: sessionId },
+			);
+			expect(session.other.totalCount).toBe(1);
+			expect(session.other.edges[0]?.node).toMatchObject({
+				__typename: "OtherEntry",
+				type: "OTHER",
+				typeName: "checkpoint",
+				entryId: "ck",
+				depth: 1,
+				raw: line,
+			});
+			expect(session.tree.edges.map((e) => e.node)).toContainEqual({
+				entryId: "ck",
+				type: "OTHER",
+				typeName: "checkpoint",
+				preview: "[checkpoint]",
+			});
+			expect(JSON.parse(session.jsonl.trimEnd().split("\n")[2] as string)).toEqual(line);
+			await expectContextLikePi(sessionId);
 		});
 	});
 

@@ -65,7 +65,8 @@ const EXPECTED: Record<string, (data: Record<string, unknown>) => void> = {
 			cwd: "/tmp/demo",
 		});
 		const entries = lines.slice(1).map((line) => JSON.parse(line));
-		expect(entries.map((e) => e.type)).toEqual(["message", "message", "leaf", "branch_summary"]);
+		// The form pi reads: no leaf record; the summary, the pointer, is its last line.
+		expect(entries.map((e) => e.type)).toEqual(["message", "message", "branch_summary"]);
 		expect(entries[1]).toMatchObject({
 			id: "a1",
 			parentId: "u1",

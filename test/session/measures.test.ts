@@ -1,8 +1,9 @@
 /**
  * Measures over entries (src/session/measures.ts): the counting rules, odd
  * shapes, the algebra a rollup relies on (fast-check), and the two real pi
- * files held against the totals pi itself shows: its footer (usage over all
- * entries) and its session stats (over the messages of the context).
+ * files held against the totals pi itself computes: its cost breakdown
+ * (pi-coding-agent 1.6 `getUsageCostBreakdown`, the usage its session stats
+ * count, by model), over every entry and over the active path.
  *
  * The real files are read from PI_FIXTURES_DIR, default
  * `<repo>/../shared/fixtures/pi`, as in test/pi-fixtures.test.ts: without
@@ -24,8 +25,9 @@ import {
 	mergeMeasures,
 } from "../../src/session/measures.js";
 import { summarizeMessage } from "../../src/session/message-summary.js";
+import { rollupRows } from "../../src/session/rollup.js";
 import { boundByCompaction, pathToRoot } from "../../src/session/tree.js";
-import { calculateContextTokens, SessionManager } from "../support/pi-oracle.js";
+import { getUsageCostBreakdown, SessionManager } from "../support/pi-oracle.js";
 
 let counter = 0;
 const TIME = "2026-01-05T12:00:00.000Z";
@@ -74,12 +76,22 @@ describe("measureEntries", () => {
 			toolResult(false),
 			toolResult(true),
 			assistant([{ type: "text", text: "done" }], { ...usage(1, 2, 3, 4, 0.5), totalTokens: 50 }),
+			message({
+				role: "toolResult",
+				toolCallId: "c",
+				toolName: "ask",
+				content: [],
+				usage: usage(0, 4, 0, 0, 0.125),
+			}),
 			message({ role: "bashExecution", command: "ls", output: "" }),
 			entry("leaf", { targetId: "e0" }),
 			entry("leaf", { targetId: null }),
 			entry("label", { targetId: "e0", label: "start" }),
-			entry("branch_summary", { fromId: "e1", summary: "s" }),
-			entry("compaction", { summary: "c", tokensBefore: 9 }),
+			entry("branch_summary", { fromId: "e1", summary: "s", usage: usage(1, 1, 0, 0, 0.125) }),
+			entry("compaction", { summary: "c", tokensBefore: 9, usage: usage(2, 0, 0, 0, 0.125) }),
+			entry("usage", { kind: "cache_warm", provider: "p", model: "m", usage: usage(0, 0, 8, 0, 0.0625) }),
+			// A type the service does not know: counted as an entry, its fields unread.
+			entry("checkpoint", { usage: usage(100, 100, 100, 100, 9) }),
 			entry("custom_message", { customType: "n", content: "hi", display: true }),
 			entry("custom", { customType: "n" }),
 			entry("session_info", { name: "x" }),
@@ -89,21 +101,24 @@ describe("measureEntries", () => {
 		];
 		expect(measureEntries(log)).toEqual(
 			measures({
-				entries: 17,
-				messages: 6,
-				messagesByRole: { user: 1, assistant: 2, toolResult: 2, bashExecution: 1 },
+				entries: 20,
+				messages: 7,
+				messagesByRole: { user: 1, assistant: 2, toolResult: 3, bashExecution: 1 },
 				userTurns: 1,
 				assistantTurns: 2,
 				toolCalls: 2,
-				toolResults: 2,
+				toolResults: 3,
 				toolErrors: 1,
-				inputTokens: 11,
-				outputTokens: 7,
-				cacheReadTokens: 103,
+				// As pi's session stats: assistant messages, the tool result's usage, the summaries', the usage entry's.
+				inputTokens: 14,
+				outputTokens: 12,
+				cacheReadTokens: 111,
 				cacheWriteTokens: 11,
-				// 122 derived for the first (no totalTokens), 50 as given for the second
-				totalTokens: 172,
-				cost: 0.75,
+				// The four parts' sum: 122 and 10 of the assistants (the second's 50 as given is not), 16 of the others.
+				totalTokens: 148,
+				cost: 1.1875,
+				assistantTurnTokens: 132,
+				assistantTurnCost: 0.75,
 				leafMoves: 2,
 				branchSummaries: 1,
 				compactions: 1,
@@ -134,7 +149,7 @@ describe("measureEntries", () => {
 			outputTokens: sum((u) => u.output),
 			cacheReadTokens: sum((u) => u.cacheRead),
 			cacheWriteTokens: sum((u) => u.cacheWrite),
-			totalTokens: sum((u) => u.totalTokens),
+			totalTokens: sum((u) => u.input + u.output + u.cacheRead + u.cacheWrite),
 			cost: sum((u) => u.cost.total),
 			toolCalls: summaries.reduce((n, s) => n + s.toolCallCount, 0),
 		});
@@ -214,6 +229,8 @@ describe("addEntry and mergeMeasures", () => {
 				cacheWriteTokens: 4,
 				totalTokens: 10,
 				cost: 0.5,
+				assistantTurnTokens: 10,
+				assistantTurnCost: 0.5,
 			}),
 		);
 		expect({ ...b, messagesByRole: { ...b.messagesByRole } }).toEqual(bBefore);
@@ -310,9 +327,6 @@ type Totals = Omit<Measures, "messagesByRole" | "cost"> & { messagesByRole: Reco
 
 interface RealFile {
 	name: string;
-	/** Assistant messages, and those whose usage has no usable totalTokens (absent or 0). */
-	assistants: number;
-	withoutTotalTokens: number;
 	/** measureEntries over every entry of the file. */
 	all: Partial<Totals>;
 	allCost: number;
@@ -324,8 +338,6 @@ interface RealFile {
 const FILES: RealFile[] = [
 	{
 		name: "large-session.v1.jsonl",
-		assistants: 453,
-		withoutTotalTokens: 453,
 		all: {
 			entries: 1018,
 			messages: 914,
@@ -349,8 +361,6 @@ const FILES: RealFile[] = [
 	},
 	{
 		name: "before-compaction.v1.jsonl",
-		assistants: 484,
-		withoutTotalTokens: 13,
 		all: {
 			entries: 1002,
 			messages: 990,
@@ -401,62 +411,34 @@ if (!present && process.env.CI) {
 	});
 }
 
-/** pi's Usage as its readers see it; `calculateContextTokens` takes exactly this. */
-type PiUsage = Parameters<typeof calculateContextTokens>[0];
-type PiAssistant = { role: "assistant"; usage: PiUsage; content: { type: string }[] };
-
-const isAssistant = (m: { role: string }): m is PiAssistant => m.role === "assistant";
-
 /**
- * pi's footer totals: usage summed over ALL entries' assistant messages
- * (pi-coding-agent dist/modes/interactive/components/footer.js `render`),
- * re-derived here because the footer needs a running session to render.
+ * pi's own totals of some entries: its cost breakdown (pi-coding-agent
+ * dist/core/usage-totals.js), which adds the usage its session stats add
+ * (`AgentSession.getSessionStats`, which needs a running agent), grouped by
+ * provider and model: tokens are the four parts' sum.
  */
-function footerTotals(pi: SessionManager) {
-	const t = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
-	for (const e of pi.getEntries()) {
-		if (e.type === "message" && isAssistant(e.message)) {
-			t.input += e.message.usage.input;
-			t.output += e.message.usage.output;
-			t.cacheRead += e.message.usage.cacheRead;
-			t.cacheWrite += e.message.usage.cacheWrite;
-			t.cost += e.message.usage.cost.total;
-		}
-	}
-	return t;
-}
-
-/**
- * pi's `AgentSession.getSessionStats()` (pi-coding-agent
- * dist/core/agent-session.js), re-derived over the messages of
- * `buildSessionContext()` (the agent's state after loading a session)
- * because an AgentSession needs a model and an agent to construct.
- */
-function sessionStats(messages: readonly { role: string }[]) {
-	const stats = {
-		userMessages: messages.filter((m) => m.role === "user").length,
-		assistantMessages: messages.filter((m) => m.role === "assistant").length,
-		toolResults: messages.filter((m) => m.role === "toolResult").length,
-		toolCalls: 0,
-		tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		cost: 0,
+function piTotals(entries: readonly Entry[]) {
+	const rows = getUsageCostBreakdown(entries as never);
+	return {
+		tokens: rows.reduce((sum, r) => sum + r.tokens, 0),
+		cost: rows.reduce((sum, r) => sum + r.cost, 0),
+		byModel: new Map(rows.map((r) => [r.key, { tokens: r.tokens, cost: r.cost }])),
 	};
-	for (const m of messages) {
-		if (!isAssistant(m)) continue;
-		stats.toolCalls += m.content.filter((c) => c.type === "toolCall").length;
-		stats.tokens.input += m.usage.input;
-		stats.tokens.output += m.usage.output;
-		stats.tokens.cacheRead += m.usage.cacheRead;
-		stats.tokens.cacheWrite += m.usage.cacheWrite;
-		stats.cost += m.usage.cost.total;
-	}
-	const t = stats.tokens;
-	t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
-	return stats;
 }
 
-const contextTokens = (messages: readonly { role: string }[]) =>
-	messages.filter(isAssistant).reduce((sum, m) => sum + calculateContextTokens(m.usage), 0);
+/** Our rollups' tokens and cost by model, keyed as pi's breakdown keys them. */
+function totalsByModel(rows: readonly StoredEntry[]) {
+	const byModel = new Map<string, { tokens: number; cost: number }>();
+	for (const row of rollupRows(rows)) {
+		const key = row.provider === "" ? "Tools/summaries" : `${row.provider}/${row.model}`;
+		const totals = byModel.get(key) ?? { tokens: 0, cost: 0 };
+		totals.tokens += row.totalTokens;
+		totals.cost += row.cost;
+		byModel.set(key, totals);
+	}
+	for (const [key, totals] of byModel) if (totals.tokens === 0 && totals.cost === 0) byModel.delete(key);
+	return byModel;
+}
 
 describe.skipIf(!present)(
 	present ? "measures of the real pi files" : "measures of the real pi files (set PI_FIXTURES_DIR)",
@@ -487,50 +469,27 @@ describe.skipIf(!present)(
 				activePath = boundByCompaction(pathToRoot(parsed.leafId, (id) => byId.get(id))).map((r) => r.entry);
 			});
 
-			it("totals over all entries equal pi's footer (tokens and cost)", () => {
+			it("totals over all entries equal pi's (tokens and cost), by model too", () => {
 				const ours = measureEntries(rows.map((r) => r.entry));
-				const footer = footerTotals(pi);
-				expect({
-					input: ours.inputTokens,
-					output: ours.outputTokens,
-					cacheRead: ours.cacheReadTokens,
-					cacheWrite: ours.cacheWriteTokens,
-					cost: ours.cost,
-				}).toEqual(footer);
+				const pis = piTotals(pi.getEntries() as unknown as Entry[]);
+				expect(ours.totalTokens).toBe(pis.tokens);
+				expect(ours.cost).toBeCloseTo(pis.cost, 9);
 				expect(ours.entries).toBe(pi.getEntries().length);
 				expect(ours).toMatchObject(file.all);
 				expect(ours.cost).toBeCloseTo(file.allCost, 6);
+				const byModel = totalsByModel(rows);
+				expect([...byModel.keys()].sort()).toEqual([...pis.byModel.keys()].sort());
+				for (const [key, totals] of byModel) {
+					expect(totals.tokens, key).toBe(pis.byModel.get(key)?.tokens);
+					expect(totals.cost, key).toBeCloseTo(pis.byModel.get(key)?.cost ?? Number.NaN, 9);
+				}
 			});
 
-			it("totalTokens equals the sum of pi's calculateContextTokens, most of them derived", () => {
-				const piMessages: { role: string }[] = pi
-					.getEntries()
-					.flatMap((e) => (e.type === "message" ? [e.message] : []));
-				const assistants = piMessages.filter(isAssistant);
-				expect(assistants).toHaveLength(file.assistants);
-				expect(assistants.filter((m) => !m.usage.totalTokens)).toHaveLength(file.withoutTotalTokens);
-				expect(measureEntries(rows.map((r) => r.entry)).totalTokens).toBe(contextTokens(piMessages));
-			});
-
-			it("totals over the active path equal pi's session stats over its context", () => {
-				const context = pi.buildSessionContext().messages;
-				const stats = sessionStats(context);
+			it("totals over the active path equal pi's over the same entries", () => {
 				const ours = measureEntries(activePath);
-				expect({
-					userMessages: ours.userTurns,
-					assistantMessages: ours.assistantTurns,
-					toolResults: ours.toolResults,
-					toolCalls: ours.toolCalls,
-					tokens: {
-						input: ours.inputTokens,
-						output: ours.outputTokens,
-						cacheRead: ours.cacheReadTokens,
-						cacheWrite: ours.cacheWriteTokens,
-						total: ours.inputTokens + ours.outputTokens + ours.cacheReadTokens + ours.cacheWriteTokens,
-					},
-					cost: ours.cost,
-				}).toEqual(stats);
-				expect(ours.totalTokens).toBe(contextTokens(context));
+				const pis = piTotals(activePath);
+				expect(ours.totalTokens).toBe(pis.tokens);
+				expect(ours.cost).toBeCloseTo(pis.cost, 9);
 				expect(ours).toMatchObject(file.active);
 				expect(ours.cost).toBeCloseTo(file.activeCost, 6);
 			});

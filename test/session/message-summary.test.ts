@@ -129,12 +129,13 @@ describe("summarizeMessage", () => {
 				call("bash", "b"),
 				call("read", "c"),
 			],
-			{ errorMessage: "partial" },
+			{ errorMessage: "partial", responseModel: "claude-sonnet-4-5-20250929" },
 		);
 		expect(summarizeMessage(message)).toEqual({
 			role: "assistant",
 			provider: "anthropic",
 			model: "claude-sonnet-4-5",
+			responseModel: "claude-sonnet-4-5-20250929",
 			api: "anthropic-messages",
 			stopReason: "toolUse",
 			errorMessage: "partial",
@@ -144,6 +145,8 @@ describe("summarizeMessage", () => {
 			toolName: null,
 			toolCallId: null,
 			isError: null,
+			toolsAdded: [],
+			toolsRemoved: [],
 		});
 	});
 
@@ -183,6 +186,7 @@ describe("summarizeMessage", () => {
 			role: "toolResult",
 			provider: null,
 			model: null,
+			responseModel: null,
 			api: null,
 			stopReason: null,
 			errorMessage: null,
@@ -192,7 +196,12 @@ describe("summarizeMessage", () => {
 			toolName: "bash",
 			toolCallId: "call_1",
 			isError: true,
+			toolsAdded: [],
+			toolsRemoved: [],
 		});
+		// A tool that called a model carries its usage, which pi's totals count.
+		expect(summarizeMessage({ ...result, usage: usage() }).usage).toEqual(usage());
+		expect(summarizeMessage({ ...result, usage: "lots" }).usage).toBeNull();
 		expect(summarizeMessage({ ...result, isError: false }).isError).toBe(false);
 		// Only a literal true is an error.
 		for (const isError of [undefined, "true", 1, null]) {
@@ -218,6 +227,7 @@ describe("summarizeMessage", () => {
 			role: "user",
 			provider: null,
 			model: null,
+			responseModel: null,
 			api: null,
 			stopReason: null,
 			errorMessage: null,
@@ -227,8 +237,28 @@ describe("summarizeMessage", () => {
 			toolName: null,
 			toolCallId: null,
 			isError: null,
+			toolsAdded: [],
+			toolsRemoved: [],
 		});
 		expect(summarizeMessage({ role: "bashExecution", command: "ls", output: "" }).role).toBe("bashExecution");
+	});
+
+	it("names a system message's tools added and removed (pi ≥ 1.0)", () => {
+		const system = {
+			role: "system",
+			content: "be brief",
+			sections: { rules: "<rules/>" },
+			toolsAdded: [{ name: "read", description: "", parameters: {} }, { description: "no name" }],
+			toolsRemoved: [{ name: "bash" }, "odd"],
+			timestamp: 1,
+		};
+		expect(summarizeMessage(system)).toMatchObject({
+			role: "system",
+			usage: null,
+			toolsAdded: ["read", ""],
+			toolsRemoved: ["bash"],
+		});
+		expect(messagePreview(system)).toBe("be brief");
 	});
 
 	it("gives role '' for a message without a string role, and for values that are not objects", () => {

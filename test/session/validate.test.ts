@@ -10,6 +10,15 @@ import { MAX_ID_LENGTH, validateDraft, validateEntry } from "../../src/session/v
 
 type Json = Record<string, unknown>;
 
+const USAGE = {
+	input: 10,
+	output: 5,
+	cacheRead: 0,
+	cacheWrite: 0,
+	totalTokens: 15,
+	cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3 },
+};
+
 const placement = { id: "e1", parentId: "p1", timestamp: "2026-01-05T12:00:01.000Z" };
 
 /** Each type's own fields, well formed (optional fields included where there are any). */
@@ -21,19 +30,30 @@ const GOOD: Record<EntryType, Json> = {
 	thinking_level_change: { type: "thinking_level_change", thinkingLevel: "high" },
 	model_change: { type: "model_change", provider: "anthropic", modelId: "claude-sonnet-4-5" },
 	active_tools_change: { type: "active_tools_change", activeToolNames: ["read", "bash"] },
+	usage: {
+		type: "usage",
+		kind: "cache_warm",
+		provider: "anthropic",
+		model: "claude-sonnet-4-5",
+		usage: USAGE,
+		note: "warmed",
+	},
 	compaction: {
 		type: "compaction",
 		summary: "so far",
 		firstKeptEntryId: "k1",
 		tokensBefore: 1234,
 		details: { readFiles: ["a.ts"] },
+		usage: USAGE,
 		fromHook: false,
+		systemMessage: { role: "system", content: "be brief", sections: { a: "x" }, timestamp: 1 },
 	},
 	branch_summary: {
 		type: "branch_summary",
 		fromId: "f1",
 		summary: "abandoned",
 		details: { modifiedFiles: [] },
+		usage: USAGE,
 		fromHook: true,
 	},
 	custom: { type: "custom", customType: "artifact-index", data: { n: 1 } },
@@ -44,6 +64,7 @@ const GOOD: Record<EntryType, Json> = {
 		display: true,
 		details: { ok: true },
 	},
+	context_edit: { type: "context_edit", targetId: "t1", replacement: { content: "shorter" } },
 	label: { type: "label", targetId: "t1", label: "start here" },
 	session_info: { type: "session_info", name: "My session" },
 	leaf: { type: "leaf", targetId: "t1" },
@@ -61,6 +82,12 @@ const ALSO_GOOD: Json[] = [
 	{ type: "label", targetId: "t1", label: "" },
 	{ type: "session_info" },
 	{ type: "leaf", targetId: null },
+	{ type: "usage", kind: "k", provider: "", model: "", usage: {} },
+	{ type: "context_edit", targetId: "t1", replacement: null },
+	{ type: "context_edit", targetId: "t1", replacement: { content: [{ type: "text", text: "x" }] } },
+	// Types the service does not know (a later pi's) are kept with whatever fields they have.
+	{ type: "checkpoint", snapshot: { files: 3 } },
+	{ type: "bogus" },
 ];
 
 const REMOVE = Symbol("remove");
@@ -115,6 +142,23 @@ const BAD: Array<[EntryType, string, unknown]> = [
 	["label", "label", 3],
 	["label", "label", null],
 	["session_info", "name", 3],
+	["usage", "kind", REMOVE],
+	["usage", "kind", ""],
+	["usage", "provider", 1],
+	["usage", "model", REMOVE],
+	["usage", "usage", REMOVE],
+	["usage", "usage", 12],
+	["usage", "note", 3],
+	["compaction", "usage", "lots"],
+	["compaction", "systemMessage", "be brief"],
+	["compaction", "systemMessage.role", "user"],
+	["branch_summary", "usage", [1]],
+	["context_edit", "targetId", REMOVE],
+	["context_edit", "targetId", ""],
+	["context_edit", "replacement", REMOVE],
+	["context_edit", "replacement", "shorter"],
+	["context_edit", "replacement", {}],
+	["context_edit", "replacement", { content: 3 }],
 	["leaf", "targetId", REMOVE],
 	["leaf", "targetId", ""],
 	["leaf", "targetId", 9],
@@ -163,10 +207,12 @@ describe("validateEntry (an entry read from a file)", () => {
 		rejects(() => validateEntry(withField({ ...GOOD[type], ...placement }, path, value)), path);
 	});
 
-	it("checks the type", () => {
-		rejects(() => validateEntry({ ...placement, type: "bogus" }), "type");
+	it("checks the type: any name but the header's, as pi writes it", () => {
 		rejects(() => validateEntry({ ...placement }), "type");
+		rejects(() => validateEntry({ ...placement, type: "" }), "type");
+		rejects(() => validateEntry({ ...placement, type: 7 }), "type");
 		rejects(() => validateEntry({ ...placement, type: "session" }), "type");
+		rejects(() => validateEntry({ ...placement, type: "t".repeat(MAX_ID_LENGTH + 1) }), "type");
 	});
 
 	it.each([
@@ -263,7 +309,10 @@ describe("validateDraft (an entry to append)", () => {
 	});
 
 	it("checks the type and the shape", () => {
-		rejects(() => validateDraft({ type: "nope" }), "type");
+		rejects(() => validateDraft({ type: "" }), "type");
+		rejects(() => validateDraft({ type: "session" }), "type");
+		// A type the service does not know is appended as it is.
+		expect(validateDraft({ type: "checkpoint", at: 3 })).toEqual({ type: "checkpoint", at: 3 });
 		rejects(() => validateDraft([]), "entry");
 		rejects(() => validateDraft({ type: "label", targetId: "" }, "entries[2]"), "entries[2].targetId");
 	});

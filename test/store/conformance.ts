@@ -14,10 +14,13 @@ import { stringifyWithRaw } from "../../src/session/raw-json.js";
 import { replayLeaf } from "../../src/session/tree.js";
 import { sessionQuery } from "../../src/store/session-query.js";
 import type { ActivityRecord, SessionStore } from "../../src/store/store.js";
+import { fidelityProperty } from "../fidelity/trials.js";
 import { rejectsWithCode } from "../support/expect.js";
 import { buildSessionContext, SessionManager } from "../support/pi-oracle.js";
+import { piDirectory } from "../support/pi-sessions.js";
 import type { Backend } from "./backends.js";
 import { metricsProperty } from "./metrics-property.js";
+import { piTodaySuite } from "./pi-today.js";
 import { randomTreeProperty } from "./random-trees.js";
 
 export const fixture = (name: string) =>
@@ -94,6 +97,8 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 		await s.appendEntry(ws, sessionId, withId("a3", assistant("a3")));
 		return { sessionId, move };
 	}
+
+	piTodaySuite(store, workspace);
 
 	describe("sessions", () => {
 		it("creates a session with a generated UUIDv7 id and an empty pointer", async () => {
@@ -450,7 +455,17 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				[{ type: "label", targetId: "" }, "entry.targetId"],
 				[{ type: "session_info", name: 5 }, "entry.name"],
 				[{ type: "leaf", targetId: null }, "entry.type"],
-				[{ type: "nonsense" }, "entry.type"],
+				[{ type: "session" }, "entry.type"],
+				[{ type: "" }, "entry.type"],
+				[{ type: "usage", kind: "k", provider: "p", model: "m" }, "entry.usage"],
+				[{ type: "usage", kind: "", provider: "p", model: "m", usage: {} }, "entry.kind"],
+				[{ type: "context_edit", targetId: "x", replacement: "shorter" }, "entry.replacement"],
+				[{ type: "context_edit", replacement: null }, "entry.targetId"],
+				[{ type: "compaction", summary: "s", tokensBefore: 1, usage: 3 }, "entry.usage"],
+				[
+					{ type: "compaction", summary: "s", tokensBefore: 1, systemMessage: { role: "user" } },
+					"entry.systemMessage.role",
+				],
 				[{ ...user("x"), parentId: null }, "entry.parentId"],
 				[{ ...user("x"), timestamp: "2020-01-01T00:00:00Z" }, "entry.timestamp"],
 				[{ ...user("x"), id: "" }, "entry.id"],
@@ -992,7 +1007,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 			["v2.jsonl", 2],
 			["v3-harness.jsonl", 3],
 		])(
-			"imports %s, and its export re-imports to the same tree, pointer and context",
+			"imports %s, and its lossless export re-imports to the same tree, pointer and context",
 			async (file, version) => {
 				const ws = workspace();
 				const text = fixture(file);
@@ -1000,7 +1015,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				const log = await store().listEntries(ws, imported.sessionId);
 				expect(log.length).toBe(text.trim().split("\n").length - 1);
 				await expectPointerIsReplay(ws, imported.sessionId);
-				const exported = await store().exportSession(ws, imported.sessionId);
+				const exported = await store().exportSession(ws, imported.sessionId, { format: "lossless" });
 				expect(JSON.parse(exported.split("\n")[0] as string)).toMatchObject({
 					type: "session",
 					version: 3,
@@ -1015,7 +1030,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				expect(await store().context(ws, again.sessionId)).toEqual(
 					await store().context(ws, imported.sessionId),
 				);
-				expect(await store().exportSession(ws, again.sessionId)).toBe(
+				expect(await store().exportSession(ws, again.sessionId, { format: "lossless" })).toBe(
 					exported.replace(imported.sessionId, again.sessionId),
 				);
 				expect(version).toBeGreaterThan(0);
@@ -1708,7 +1723,21 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 
 	describe("context equals pi's buildSessionContext on random trees", () => {
 		it("holds for random sequences of appends, moves, summaries, compactions and labels", async () => {
-			await randomTreeProperty(() => store(), workspace, backend.name === "memory" ? 300 : 200);
+			await randomTreeProperty(() => store(), workspace, backend.name === "memory" ? 300 : 100);
+		});
+
+		it("holds for random sessions written by pi 1.6.0 and by the harness 0.83.0 (npm run test:fidelity: 1,000 each)", async () => {
+			const files = piDirectory();
+			try {
+				await fidelityProperty(
+					() => store(),
+					workspace,
+					() => files.dir,
+					backend.name === "memory" ? 40 : 15,
+				);
+			} finally {
+				files.dispose();
+			}
 		});
 	});
 }

@@ -1,7 +1,9 @@
 /**
  * Property: for random workspaces (imported pi files with random usage, tool
  * calls, turn durations, creation times and parents, timestamps over two
- * weeks, a session written by appends, moves, summaries and labels, a fork),
+ * weeks, usage pi ≥ 0.86 counts beside assistant messages (tool results',
+ * compactions', usage entries'), entries of a type the service does not
+ * know, a session written by appends, moves, summaries and labels, a fork),
  * every session's stats and every metrics query equal a recomputation from
  * the append logs and the session records: each entry placed in its group by
  * its own timestamp (its named tool calls in their tools' groups), the group
@@ -11,7 +13,13 @@
  */
 import fc from "fast-check";
 import { expect } from "vitest";
-import type { AgentMessage, Entry, StoredEntry } from "../../src/session/entry.js";
+import {
+	type AgentMessage,
+	type Entry,
+	type EntryOf,
+	isOf,
+	type StoredEntry,
+} from "../../src/session/entry.js";
 import { type Measures, measureEntries } from "../../src/session/measures.js";
 import { summarizeMessage } from "../../src/session/message-summary.js";
 import {
@@ -40,6 +48,8 @@ const START = Date.UTC(2026, 9, 28); // two weeks around New York's fall back (2
 const SPAN = 14 * 86_400_000;
 
 interface Line {
+	/** A message, or an entry of another type that may carry usage (or one the service does not know). */
+	kind: "message" | "usage" | "compaction" | "other";
 	role: "user" | "assistant" | "toolResult";
 	minute: number;
 	provider: number;
@@ -53,11 +63,22 @@ interface Line {
 	tool: number;
 	/** How long the turn took (the entry's stamp minus the message's); none: the message has no number stamp. */
 	took: number | undefined;
+	/** pi-ai's own measure of it, which wins when present. */
+	durationMs: number | undefined;
+	/** An assistant message's responseModel; a tool result's usage (by its presence). */
+	responseModel: number | undefined;
+	withUsage: boolean;
 	isError: boolean;
 	branch: number;
 }
 
 const line: fc.Arbitrary<Line> = fc.record({
+	kind: fc.constantFrom(
+		...Array<"message">(6).fill("message"),
+		"usage" as const,
+		"compaction" as const,
+		"other" as const,
+	),
 	role: fc.constantFrom("user" as const, "assistant" as const, "assistant" as const, "toolResult" as const),
 	minute: fc.nat(SPAN / 60_000 - 1),
 	provider: fc.nat(PROVIDERS.length - 1),
@@ -72,6 +93,9 @@ const line: fc.Arbitrary<Line> = fc.record({
 	tool: fc.nat(TOOLS.length),
 	// Negative: a start stamp after the entry's, which gives no duration.
 	took: fc.option(fc.integer({ min: -3000, max: 90_000 }), { nil: undefined }),
+	durationMs: fc.option(fc.nat(60_000), { nil: undefined, freq: 3 }),
+	responseModel: fc.option(fc.nat(MODELS.length - 1), { nil: undefined, freq: 3 }),
+	withUsage: fc.boolean(),
 	isError: fc.boolean(),
 	branch: fc.nat(),
 });
@@ -89,6 +113,19 @@ const file: fc.Arbitrary<File> = fc.record({
 	parent: fc.boolean(),
 });
 
+/** A line's usage: its total, when given, need not be the parts' sum (Bedrock's leaves the cache out). */
+function usageOf(l: Line): Record<string, unknown> {
+	const usage: Record<string, unknown> = {
+		input: l.input,
+		output: l.output,
+		cacheRead: l.cacheRead,
+		cacheWrite: 0,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: l.eighths / 8 },
+	};
+	if (l.withTotal) usage.totalTokens = l.input + l.output + l.cacheRead + 7;
+	return usage;
+}
+
 /** `timestamp` is the entry's; the message's own stamp is `took` before it. */
 function message(l: Line, timestamp: number): AgentMessage {
 	if (l.role === "user") return { role: "user", content: "hi", timestamp };
@@ -99,16 +136,10 @@ function message(l: Line, timestamp: number): AgentMessage {
 			...(l.tool < TOOLS.length ? { toolName: TOOLS[l.tool] } : {}),
 			content: [],
 			isError: l.isError,
+			...(l.withUsage ? { usage: usageOf(l) } : {}),
 			timestamp,
 		};
-	const usage: Record<string, unknown> = {
-		input: l.input,
-		output: l.output,
-		cacheRead: l.cacheRead,
-		cacheWrite: 0,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: l.eighths / 8 },
-	};
-	if (l.withTotal) usage.totalTokens = l.input + l.output + l.cacheRead + 7;
+	const usage = usageOf(l);
 	return {
 		role: "assistant",
 		content: l.calls.map((tool, i) => ({
@@ -119,10 +150,38 @@ function message(l: Line, timestamp: number): AgentMessage {
 		})),
 		provider: PROVIDERS[l.provider],
 		model: MODELS[l.model],
+		...(l.responseModel === undefined ? {} : { responseModel: MODELS[l.responseModel] }),
 		usage,
 		stopReason: "stop",
 		timestamp: l.took === undefined ? "started" : timestamp - l.took,
+		...(l.durationMs === undefined ? {} : { durationMs: l.durationMs }),
 	};
+}
+
+/** A line's own fields: a message, a usage entry, a compaction with its usage, or an unknown type. */
+function ownFieldsOf(l: Line, timestamp: number, earlier: string | undefined): Record<string, unknown> {
+	switch (l.kind) {
+		case "message":
+			return { type: "message", message: message(l, timestamp) };
+		case "usage":
+			return {
+				type: "usage",
+				kind: "cache_warm",
+				provider: PROVIDERS[l.provider],
+				model: MODELS[l.model],
+				usage: usageOf(l),
+			};
+		case "compaction":
+			return {
+				type: "compaction",
+				summary: "s",
+				firstKeptEntryId: earlier ?? "none",
+				tokensBefore: 10,
+				...(l.withUsage ? { usage: usageOf(l) } : {}),
+			};
+		case "other":
+			return { type: "checkpoint", usage: usageOf(l) };
+	}
 }
 
 /** A version 3 pi file: entries at their lines' minutes, each a child of an earlier one (branches included). */
@@ -146,11 +205,10 @@ function piFile(sessionId: string, { lines, created, parent }: File): string {
 		ids.push(id);
 		out.push(
 			JSON.stringify({
-				type: "message",
 				id,
 				parentId,
 				timestamp: new Date(timestamp).toISOString(),
-				message: message(l, timestamp),
+				...ownFieldsOf(l, timestamp, ids[0]),
 			}),
 		);
 	});
@@ -198,7 +256,7 @@ interface Part {
 /** An entry's parts: the entry (with its calls that have no name), then one per named tool called. */
 function partsOf(stored: StoredEntry): Part[] {
 	const { entry } = stored;
-	if (entry.type !== "message") return [{ stored, tool: null, calls: 0 }];
+	if (!isOf(entry, "message")) return [{ stored, tool: null, calls: 0 }];
 	const names = summarizeMessage(entry.message).toolCallNames;
 	const own: Part = { stored, tool: null, calls: names.filter((n) => n === "").length };
 	const named = [...new Set(names.filter((n) => n !== ""))].map((tool) => ({
@@ -209,11 +267,27 @@ function partsOf(stored: StoredEntry): Part[] {
 	return [own, ...named];
 }
 
+/**
+ * The provider and model an entry's usage is grouped under, as pi's cost
+ * breakdown groups it: an assistant message's provider and responseModel (else
+ * model), a usage entry's provider and model; none for the rest.
+ */
+function billedTo(entry: Entry): { provider: string | null; model: string | null } {
+	if (isOf(entry, "usage")) return { provider: entry.provider || null, model: entry.model || null };
+	if (!isOf(entry, "message")) return { provider: null, model: null };
+	const message = entry.message;
+	if (message.role !== "assistant") return { provider: null, model: null };
+	return {
+		provider: (message.provider as string) || null,
+		model: ((message.responseModel ?? message.model) as string) || null,
+	};
+}
+
 /** Each part's value of each dimension (null where it does not apply), for the recomputation. */
 function dimensionValue(d: Dimension, part: Part, query: MetricsQuery): string | null {
 	const { stored } = part;
 	const entry = stored.entry;
-	const summary = entry.type === "message" ? summarizeMessage(entry.message) : null;
+	const summary = isOf(entry, "message") ? summarizeMessage(entry.message) : null;
 	switch (d) {
 		case "time":
 			return timeBucket(entry.timestamp, query.granularity, query.timeZone);
@@ -224,9 +298,9 @@ function dimensionValue(d: Dimension, part: Part, query: MetricsQuery): string |
 		case "role":
 			return summary?.role || null;
 		case "provider":
-			return summary?.provider || null;
+			return billedTo(entry).provider;
 		case "model":
-			return summary?.model || null;
+			return billedTo(entry).model;
 		case "toolName":
 			return part.tool ?? (summary?.toolName || null);
 		case "author":
@@ -234,9 +308,13 @@ function dimensionValue(d: Dimension, part: Part, query: MetricsQuery): string |
 	}
 }
 
-/** An assistant turn's duration by its definition: entry stamp − message stamp, when that is a number ≥ 0. */
+/**
+ * An assistant turn's duration by its definition: pi-ai's durationMs when it has one, else entry stamp −
+ * message stamp, when that is a number ≥ 0.
+ */
 function durationOf(entry: Entry): number | null {
-	if (entry.type !== "message" || entry.message.role !== "assistant") return null;
+	if (!isOf(entry, "message") || entry.message.role !== "assistant") return null;
+	if (typeof entry.message.durationMs === "number") return entry.message.durationMs;
 	const started = entry.message.timestamp;
 	if (typeof started !== "number" || !Number.isFinite(started)) return null;
 	const took = Date.parse(entry.timestamp) - started;
@@ -262,7 +340,7 @@ const TURN_MEASURE =
 
 function recomputed(measure: Measure, g: Group): number | null {
 	const m: Measures = { ...measureEntries(g.entries), toolCalls: g.toolCalls };
-	const turns = g.entries.filter((e) => e.type === "message" && e.message.role === "assistant");
+	const turns = g.entries.filter((e) => isOf(e, "message") && e.message.role === "assistant");
 	const durations = turns.map(durationOf).filter((d): d is number => d !== null);
 	if (measure === "activeSessions") return g.sessions.size;
 	if (measure === "sessionsCreated") return g.created;
@@ -276,19 +354,22 @@ function recomputed(measure: Measure, g: Group): number | null {
 		of === "AssistantTurnDurationMs"
 			? durations
 			: turns.map((e) => {
-					const usage = summarizeMessage((e as Entry & { type: "message" }).message).usage;
+					const usage = summarizeMessage((e as EntryOf<"message">).message).usage;
+					if (!usage) throw new Error("an assistant turn without usage");
+					// A turn's tokens are its four parts, as every total's (pi's session stats).
 					return of === "CostPerAssistantTurn"
-						? (usage?.cost.total as number)
-						: (usage?.totalTokens as number);
+						? usage.cost.total
+						: usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
 				});
 	if (values.length === 0) return null;
 	const sorted = [...values].sort((a, b) => a - b);
 	switch (statistic) {
 		case "avg":
+			// Per assistant turn: the turns' own tokens and cost (summaries' and usage entries' are not a turn's).
 			return of === "TotalTokensPerAssistantTurn"
-				? m.totalTokens / m.assistantTurns
+				? m.assistantTurnTokens / m.assistantTurns
 				: of === "CostPerAssistantTurn"
-					? m.cost / m.assistantTurns
+					? m.assistantTurnCost / m.assistantTurns
 					: values.reduce((a, b) => a + b, 0) / values.length;
 		case "min":
 			return sorted[0] as number;
@@ -341,9 +422,9 @@ function recompute(query: MetricsQuery, logs: ReadonlyArray<{ record: SessionRec
 		}
 		for (const stored of log) {
 			if (!inRange(Date.parse(stored.entry.timestamp))) continue;
-			const summary = stored.entry.type === "message" ? summarizeMessage(stored.entry.message) : null;
-			if (filter.providers && !filter.providers.includes(summary?.provider ?? "")) continue;
-			if (filter.models && !filter.models.includes(summary?.model ?? "")) continue;
+			const billed = billedTo(stored.entry);
+			if (filter.providers && !filter.providers.includes(billed.provider ?? "")) continue;
+			if (filter.models && !filter.models.includes(billed.model ?? "")) continue;
 			for (const part of partsOf(stored)) {
 				const values: Partial<Record<Dimension, string | null>> = {};
 				for (const d of query.dimensions) values[d] = dimensionValue(d, part, query);

@@ -147,7 +147,7 @@ describe("the worker store keeps the in-thread store's contract", () => {
 		await memory.createSession(ws, { sessionId });
 		for (const write of [
 			(s: SessionStore) => s.appendEntry(ws, missing, user("x")),
-			(s: SessionStore) => s.appendEntry(ws, sessionId, { type: "bogus" } as never),
+			(s: SessionStore) => s.appendEntry(ws, sessionId, { type: "session" } as never),
 			(s: SessionStore) => s.createSession(ws, { sessionId }),
 		]) {
 			const expected = (await write(memory).catch((e: unknown) => e)) as SessionError;

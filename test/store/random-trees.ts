@@ -1,22 +1,27 @@
 /**
  * Property: for random sessions built through the store (appends, moves with
- * and without summaries, compactions, labels, renames, settings), the store's
- * context equals what pi's own `buildSessionContext` makes of the stored log
- * and pointer, from the leaf and from a random node.
+ * and without summaries, compactions with and without a system checkpoint,
+ * system messages, context edits, usage entries, tool results and summaries
+ * with usage, types the service does not know, labels, renames, settings),
+ * the store's context equals what pi 1.6's own `buildSessionContext` makes of
+ * the stored log and pointer, from the leaf and from a random node, and its
+ * totals equal pi's cost breakdown of the log.
  */
 
 import fc from "fast-check";
 import { expect } from "vitest";
-import type { DraftEntry, Entry } from "../../src/session/entry.js";
+import { type DraftEntry, type Entry, isOf } from "../../src/session/entry.js";
 import { replayLeaf } from "../../src/session/tree.js";
+import { readSessionStats } from "../../src/store/session-stats.js";
 import type { SessionStore } from "../../src/store/store.js";
-import { buildSessionContext } from "../support/pi-oracle.js";
+import { buildSessionContext, getUsageCostBreakdown } from "../support/pi-oracle.js";
 
 type Op =
-	| { kind: "user" | "assistant"; model: number }
+	| { kind: "user" | "assistant" | "system" | "toolResult" | "usage" | "other"; model: number }
 	| { kind: "setting"; which: number; value: number }
 	| { kind: "custom"; message: boolean }
-	| { kind: "compaction"; pick: number }
+	| { kind: "compaction"; pick: number; checkpoint: boolean }
+	| { kind: "edit"; pick: number; omit: boolean }
 	| { kind: "move"; pick: number; toNull: boolean; summary: boolean }
 	| { kind: "label"; pick: number; clear: boolean }
 	| { kind: "rename" };
@@ -28,10 +33,28 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 	},
 	{
 		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constantFrom("system" as const, "toolResult" as const, "usage" as const, "other" as const),
+			model: fc.nat(2),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({ kind: fc.constant("edit" as const), pick: fc.nat(), omit: fc.boolean() }),
+	},
+	{
+		weight: 2,
 		arbitrary: fc.record({ kind: fc.constant("setting" as const), which: fc.nat(2), value: fc.nat(3) }),
 	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("custom" as const), message: fc.boolean() }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("compaction" as const), pick: fc.nat() }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("compaction" as const),
+			pick: fc.nat(),
+			checkpoint: fc.boolean(),
+		}),
+	},
 	{
 		weight: 3,
 		arbitrary: fc.record({
@@ -51,6 +74,16 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const MODELS = ["m-a", "m-b", "m-c"];
 const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** Usage whose costs are eighths, so that sums compare exactly in any order. */
+const usageAt = (step: number) => ({
+	input: step,
+	output: 2 * step,
+	cacheRead: 10 * step,
+	cacheWrite: step % 3,
+	totalTokens: 13 * step + (step % 3),
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: step / 8 },
+});
+
 function draftFor(o: Op, step: number, nodes: readonly string[]): DraftEntry | undefined {
 	switch (o.kind) {
 		case "user":
@@ -63,8 +96,44 @@ function draftFor(o: Op, step: number, nodes: readonly string[]): DraftEntry | u
 					content: [{ type: "text", text: `a${step}` }],
 					provider: "p",
 					model: MODELS[o.model],
+					usage: usageAt(step),
 					timestamp: step,
 				},
+			};
+		case "system":
+			return {
+				type: "message",
+				message: { role: "system", content: `rule ${step}`, sections: { s: `${step}` }, timestamp: step },
+			};
+		case "toolResult":
+			return {
+				type: "message",
+				message: {
+					role: "toolResult",
+					toolCallId: `c${step}`,
+					toolName: "ask",
+					content: [{ type: "text", text: `r${step}` }],
+					isError: false,
+					...(o.model === 0 ? {} : { usage: usageAt(step) }),
+					timestamp: step,
+				},
+			};
+		case "usage":
+			return {
+				type: "usage",
+				kind: "cache_warm",
+				provider: "p",
+				model: MODELS[o.model],
+				usage: usageAt(step),
+			};
+		case "other":
+			return { type: `later_type_${o.model}`, step, usage: usageAt(step) } as DraftEntry;
+		case "edit":
+			if (nodes.length === 0) return undefined;
+			return {
+				type: "context_edit",
+				targetId: nodes[o.pick % nodes.length] as string,
+				replacement: o.omit ? null : { content: `edited at ${step}` },
 			};
 		case "setting":
 			if (o.which === 0)
@@ -85,6 +154,12 @@ function draftFor(o: Op, step: number, nodes: readonly string[]): DraftEntry | u
 				summary: `summary ${step}`,
 				firstKeptEntryId: nodes[o.pick % nodes.length] as string,
 				tokensBefore: step * 10,
+				...(o.checkpoint
+					? {
+							systemMessage: { role: "system", content: `checkpoint ${step}`, timestamp: step },
+							usage: usageAt(step),
+						}
+					: {}),
 			};
 		default:
 			return undefined;
@@ -93,7 +168,7 @@ function draftFor(o: Op, step: number, nodes: readonly string[]): DraftEntry | u
 
 function activeToolsOf(path: readonly Entry[]): string[] | null {
 	let tools: string[] | null = null;
-	for (const e of path) if (e.type === "active_tools_change") tools = e.activeToolNames;
+	for (const e of path) if (isOf(e, "active_tools_change")) tools = e.activeToolNames;
 	return tools;
 }
 
@@ -125,7 +200,7 @@ export async function randomTreeProperty(
 					const target = o.toNull || nodes.length === 0 ? null : (nodes[o.pick % nodes.length] as string);
 					const moved = await s.moveLeaf(ws, sessionId, {
 						targetId: target,
-						...(o.summary ? { summary: { summary: `left at ${step}` } } : {}),
+						...(o.summary ? { summary: { summary: `left at ${step}`, usage: usageAt(step) } } : {}),
 					});
 					if (moved.summaryEntry) nodes.push(moved.summaryEntry.entry.id);
 				} else if (o.kind === "label") {
@@ -161,6 +236,11 @@ export async function randomTreeProperty(
 				expect(json(fromRest)).toEqual(json(buildSessionContext(log as never, from)));
 				expect(fromTools).toEqual(activeToolsOf(pathTo(log, from)));
 			}
+
+			const pis = getUsageCostBreakdown(log as never);
+			const { tree } = await readSessionStats(s, ws, sessionId);
+			expect(tree.totalTokens).toBe(pis.reduce((n, r) => n + r.tokens, 0));
+			expect(tree.cost).toBe(pis.reduce((n, r) => n + r.cost, 0));
 		}),
 		{ numRuns },
 	);

@@ -14,12 +14,42 @@ const ModelChangeInput = builder.inputType("ModelChangeInput", {
 	fields: (t) => ({ provider: t.string({ required: true }), modelId: t.string({ required: true }) }),
 });
 
+const USAGE_INPUT =
+	"pi's Usage object as the model call reported it (input, output, cacheRead, cacheWrite, totalTokens, cost: {input, output, cacheRead, cacheWrite, total}); kept as given, counted in usage totals.";
+
 const CompactionInput = builder.inputType("CompactionInput", {
 	fields: (t) => ({
 		summary: t.string({ required: true }),
 		firstKeptEntryId: t.string({ required: true }),
 		tokensBefore: t.int({ required: true }),
 		details: t.field({ type: "JSON" }),
+		usage: t.field({ type: "JSON", description: `What writing the summary cost: ${USAGE_INPUT}` }),
+		fromHook: t.boolean({ description: "True when an extension wrote the summary, not pi." }),
+		systemMessage: t.field({
+			type: "JSON",
+			description:
+				'The prompt and tools at this point (a pi-ai SystemMessage, role "system"): the context\'s first message after the compaction.',
+		}),
+	}),
+});
+
+const UsageEntryInput = builder.inputType("UsageEntryInput", {
+	fields: (t) => ({
+		kind: t.string({ required: true, description: "The category, e.g. `cache_warm`." }),
+		provider: t.string({ required: true }),
+		model: t.string({ required: true }),
+		usage: t.field({ type: "JSON", required: true, description: USAGE_INPUT }),
+		note: t.string(),
+	}),
+});
+
+const ContextEditInput = builder.inputType("ContextEditInput", {
+	description:
+		"An edit of an earlier entry's content in this branch's context: the new content, or omit: true to leave the entry out.",
+	fields: (t) => ({
+		targetId: t.string({ required: true }),
+		content: t.field({ type: "JSON", description: "The replacement content: a string or content blocks." }),
+		omit: t.boolean({ description: "True: the target leaves the context (content must then be absent)." }),
 	}),
 });
 
@@ -44,9 +74,11 @@ const NewEntryInput = builder.inputType("NewEntryInput", {
 		thinkingLevelChange: t.string(),
 		modelChange: t.field({ type: ModelChangeInput }),
 		activeToolsChange: t.stringList(),
+		usage: t.field({ type: UsageEntryInput }),
 		compaction: t.field({ type: CompactionInput }),
 		custom: t.field({ type: CustomEntryInput }),
 		customMessage: t.field({ type: CustomMessageInput }),
+		contextEdit: t.field({ type: ContextEditInput }),
 	}),
 });
 
@@ -65,10 +97,25 @@ export function draftOf(input: NewEntry): DraftEntry {
 	if (present(input.modelChange)) return { type: "model_change", ...input.modelChange };
 	if (present(input.activeToolsChange))
 		return { type: "active_tools_change", activeToolNames: input.activeToolsChange };
-	if (present(input.compaction)) {
-		const { details, ...rest } = input.compaction;
-		return { type: "compaction", ...rest, ...withOptional("details", details) };
+	if (present(input.usage)) {
+		const { note, ...rest } = input.usage;
+		return { type: "usage", ...rest, ...withOptional("note", note) };
 	}
+	if (present(input.compaction)) {
+		const { summary, firstKeptEntryId, tokensBefore, details, usage, fromHook, systemMessage } =
+			input.compaction;
+		return {
+			type: "compaction",
+			summary,
+			firstKeptEntryId,
+			tokensBefore,
+			...withOptional("details", details),
+			...withOptional("usage", usage),
+			...withOptional("fromHook", fromHook),
+			...withOptional("systemMessage", systemMessage),
+		} as DraftEntry;
+	}
+	if (present(input.contextEdit)) return contextEditDraft(input.contextEdit);
 	if (present(input.custom)) {
 		return {
 			type: "custom",
@@ -78,6 +125,19 @@ export function draftOf(input: NewEntry): DraftEntry {
 	}
 	const { details, ...rest } = input.customMessage as NonNullable<NewEntry["customMessage"]>;
 	return { type: "custom_message", ...rest, ...withOptional("details", details) } as DraftEntry;
+}
+
+/** The edit's replacement: `{content}`, or null for omit; exactly one of the two must be given. */
+function contextEditDraft(input: NonNullable<NewEntry["contextEdit"]>): DraftEntry {
+	const omit = input.omit === true;
+	if (omit === present(input.content)) {
+		throw invalidInput("entry.contextEdit", "give either content or omit: true");
+	}
+	return {
+		type: "context_edit",
+		targetId: input.targetId,
+		replacement: omit ? null : { content: input.content },
+	} as DraftEntry;
 }
 
 const AppendEntryInput = builder.inputType("AppendEntryInput", {
@@ -111,7 +171,12 @@ builder.mutationField("appendEntry", (t) =>
 );
 
 const BranchSummaryInput = builder.inputType("BranchSummaryInput", {
-	fields: (t) => ({ summary: t.string({ required: true }), details: t.field({ type: "JSON" }) }),
+	fields: (t) => ({
+		summary: t.string({ required: true }),
+		details: t.field({ type: "JSON" }),
+		usage: t.field({ type: "JSON", description: `What writing the summary cost: ${USAGE_INPUT}` }),
+		fromHook: t.boolean({ description: "True when an extension wrote the summary, not pi." }),
+	}),
 });
 
 const MoveLeafInput = builder.inputType("MoveLeafInput", {
@@ -147,7 +212,14 @@ builder.mutationField("moveLeaf", (t) =>
 			return store.moveLeaf(workspaceId, input.sessionId, {
 				targetId: input.targetId,
 				...(present(input.summary)
-					? { summary: { summary: input.summary.summary, ...withOptional("details", input.summary.details) } }
+					? {
+							summary: {
+								summary: input.summary.summary,
+								...withOptional("details", input.summary.details),
+								...withOptional("usage", input.summary.usage),
+								...withOptional("fromHook", input.summary.fromHook),
+							},
+						}
 					: {}),
 				...expectation(input.expectedLeafId),
 				author: identity.subject,

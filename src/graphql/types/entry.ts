@@ -4,11 +4,20 @@
  * payload of an append. The mutations that append are in entry-writes.ts.
  */
 import { ImplementableObjectRef, type ObjectFieldsShape } from "@pothos/core";
-import type { AgentMessage, EntryType, StoredEntry, StoredEntryOf } from "../../session/entry.js";
+import {
+	type AgentMessage,
+	type EntryType,
+	isKnownEntry,
+	type StoredEntry,
+	type StoredEntryOf,
+	typeOrOther,
+} from "../../session/entry.js";
+import { OTHER_KIND } from "../../session/kinds.js";
 import {
 	DEFAULT_PREVIEW_LENGTH,
 	type MessageSummary,
 	summarizeMessage,
+	usageOfEntry,
 } from "../../session/message-summary.js";
 import { nodePreview } from "../../session/tree-view.js";
 import type { SessionRecord } from "../../store/store.js";
@@ -32,7 +41,7 @@ async function sessionOf(
 EntryRef.implement({
 	description: "One line of a session's append log.",
 	interfaces: [NodeRef],
-	resolveType: (e) => ENTRY_TYPE_NAMES[e.entry.type],
+	resolveType: (e) => ENTRY_TYPE_NAMES[typeOrOther(e.entry.type)],
 	fields: (t) => ({
 		entryId: t.string({
 			description: "The entry's own id, unique within its session (pi's `id`).",
@@ -42,7 +51,12 @@ EntryRef.implement({
 			description: "Position in the session's append log, 1-based, no gaps.",
 			resolve: (e) => e.seq,
 		}),
-		type: t.field({ type: EntryTypeEnum, resolve: (e) => e.entry.type }),
+		type: t.field({ type: EntryTypeEnum, resolve: (e) => typeOrOther(e.entry.type) }),
+		typeName: t.string({
+			description:
+				"The entry's `type` as pi wrote it: for OTHER, the type the service does not know (kept as it is, a tree node, nothing in the context).",
+			resolve: (e) => e.entry.type,
+		}),
 		parentId: t.string({ nullable: true, resolve: (e) => e.entry.parentId }),
 		parent: t.field({
 			type: EntryRef,
@@ -149,11 +163,26 @@ entryObject("message", "A message of the conversation (pi's AgentMessage).", (t)
 	api: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).api }),
 	stopReason: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).stopReason }),
 	errorMessage: t.string({ nullable: true, resolve: (e) => summaryOf(e.entry.message).errorMessage }),
+	responseModel: t.string({
+		nullable: true,
+		description:
+			"Assistant messages: the model the provider says answered, when it reported one (pi-ai `responseModel`); usage totals by model group under it.",
+		resolve: (e) => summaryOf(e.entry.message).responseModel,
+	}),
 	usage: t.field({
 		type: TokenUsageRef,
 		nullable: true,
-		description: "Assistant messages: token usage and cost, normalised (see TokenUsage).",
+		description:
+			"Token usage and cost, normalised (see TokenUsage): assistant messages, and tool results that carry one.",
 		resolve: (e) => summaryOf(e.entry.message).usage,
+	}),
+	toolsAdded: t.stringList({
+		description: "System messages: the names of the tools that become available here (pi-ai `toolsAdded`).",
+		resolve: (e) => summaryOf(e.entry.message).toolsAdded,
+	}),
+	toolsRemoved: t.stringList({
+		description: "System messages: the names of the tools that stop being available here.",
+		resolve: (e) => summaryOf(e.entry.message).toolsRemoved,
 	}),
 	toolCallCount: t.int({
 		description: "Assistant messages: the tool calls in its content; 0 for other roles.",
@@ -202,7 +231,64 @@ entryObject(
 		}),
 		tokensBefore: t.int({ resolve: (e) => e.entry.tokensBefore }),
 		details: t.field({ type: "JSON", nullable: true, resolve: (e) => orNull(e.entry.details) }),
+		usage: t.field({
+			type: TokenUsageRef,
+			nullable: true,
+			description: "What writing the summary cost (pi ≥ 0.81), normalised; counted in usage totals.",
+			resolve: (e) => usageOfEntry(e.entry),
+		}),
 		fromHook: t.boolean({ nullable: true, resolve: (e) => orNull(e.entry.fromHook) }),
+		systemMessage: t.field({
+			type: "JSON",
+			nullable: true,
+			description:
+				"The prompt and tools at this point (pi ≥ 1.0): the context's first message after this compaction.",
+			resolve: (e) => orNull(e.entry.systemMessage),
+		}),
+	}),
+);
+
+entryObject(
+	"usage",
+	"Usage outside the conversation (pi ≥ 0.86; e.g. cache warming): counted in usage totals, not in the context.",
+	(t) => ({
+		kind: t.string({ description: "The category, e.g. `cache_warm`.", resolve: (e) => e.entry.kind }),
+		// Nullable like MessageEntry.provider and .model (one type per field name across entry types).
+		provider: t.string({ nullable: true, resolve: (e) => e.entry.provider }),
+		model: t.string({ nullable: true, resolve: (e) => e.entry.model }),
+		usage: t.field({
+			type: TokenUsageRef,
+			nullable: true,
+			description: "Normalised (see TokenUsage); always set on a usage entry.",
+			resolve: (e) => usageOfEntry(e.entry),
+		}),
+		note: t.string({ nullable: true, resolve: (e) => orNull(e.entry.note) }),
+	}),
+);
+
+entryObject(
+	"context_edit",
+	"Replaces (or omits) an earlier entry's content in the context of the branch it is on (pi ≥ 0.87); the log keeps the original.",
+	(t) => ({
+		// Nullable like LabelEntry.targetId (one type per field name across entry types); always set.
+		targetId: t.string({ nullable: true, resolve: (e) => e.entry.targetId }),
+		target: t.field({
+			type: EntryRef,
+			nullable: true,
+			resolve: (e, _, { loaders }) =>
+				loaders.entry.load({ sessionId: e.sessionId, entryId: e.entry.targetId }),
+		}),
+		omits: t.boolean({
+			description: "True when the edit leaves the target out of the context (`replacement: null`).",
+			resolve: (e) => e.entry.replacement === null,
+		}),
+		replacementContent: t.field({
+			type: "JSON",
+			nullable: true,
+			description:
+				"The content the target gets in the context (a string or content blocks); null when it omits.",
+			resolve: (e) => e.entry.replacement?.content ?? null,
+		}),
 	}),
 );
 
@@ -213,6 +299,12 @@ export const BranchSummaryEntryRef = entryObject(
 		fromId: t.string({ resolve: (e) => e.entry.fromId }),
 		summary: t.string({ resolve: (e) => e.entry.summary }),
 		details: t.field({ type: "JSON", nullable: true, resolve: (e) => orNull(e.entry.details) }),
+		usage: t.field({
+			type: TokenUsageRef,
+			nullable: true,
+			description: "What writing the summary cost (pi ≥ 0.81), normalised; counted in usage totals.",
+			resolve: (e) => usageOfEntry(e.entry),
+		}),
 		fromHook: t.boolean({ nullable: true, resolve: (e) => orNull(e.entry.fromHook) }),
 	}),
 );
@@ -263,6 +355,20 @@ export const LeafEntryRef = entryObject(
 			},
 		}),
 	}),
+);
+
+/**
+ * An entry of a type the service does not know: only the fields every entry
+ * has, and `raw` with all of it.
+ */
+new ImplementableObjectRef<BuilderTypes, StoredEntry, StoredEntry>(builder, OTHER_KIND.graphqlName).implement(
+	{
+		description:
+			"An entry of a type the service does not know (a later pi's): kept and exported as it is, a tree node, nothing in the context. `typeName` names its type, `raw` holds it.",
+		interfaces: [EntryRef, NodeRef],
+		isTypeOf: (value) => !isKnownEntry((value as StoredEntry).entry),
+		fields: () => ({}),
+	},
 );
 
 /** The append log of a session, cursor-paged (see Session.entries). */

@@ -3,6 +3,7 @@
  * (dimension values and one field per measure), no JSON. The rules are
  * session/metrics.ts's; this maps GraphQL names onto them.
  */
+import { typeOrOther } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
 import {
 	DEFAULT_METRICS_LIMIT,
@@ -112,7 +113,11 @@ const MetricsRowRef = builder.objectRef<MetricsRow>("MetricsRow").implement({
 			nullable: true,
 			resolve: (r, _, { loaders }) => (r.sessionId === null ? null : loaders.session.load(r.sessionId)),
 		}),
-		entryType: t.field({ type: EntryTypeEnum, nullable: true, resolve: (r) => r.entryType }),
+		entryType: t.field({
+			type: EntryTypeEnum,
+			nullable: true,
+			resolve: (r) => (r.entryType === null ? null : typeOrOther(r.entryType)),
+		}),
 		role: t.exposeString("role", { nullable: true }),
 		provider: t.exposeString("provider", { nullable: true }),
 		model: t.exposeString("model", { nullable: true }),

@@ -3,7 +3,7 @@
  * global id that `node(id)` refetches. Ids encode the kind and the session
  * (and entry) id; the workspace comes from the caller, never from the id.
  */
-import type { StoredEntry } from "../../session/entry.js";
+import { type StoredEntry, typeOrOther } from "../../session/entry.js";
 import { invalidInput } from "../../session/errors.js";
 import { decodeOpaque, encodeOpaque } from "../../store/opaque.js";
 import type { SessionRecord } from "../../store/store.js";
@@ -46,7 +46,7 @@ NodeRef.implement({
 				isEntry(value) ? entryGlobalId(value.sessionId, value.entry.id) : sessionGlobalId(value.sessionId),
 		}),
 	}),
-	resolveType: (value) => (isEntry(value) ? ENTRY_TYPE_NAMES[value.entry.type] : "Session"),
+	resolveType: (value) => (isEntry(value) ? ENTRY_TYPE_NAMES[typeOrOther(value.entry.type)] : "Session"),
 });
 
 builder.queryField("node", (t) =>

@@ -25,6 +25,22 @@ import { maySelect, omissionsOfConnection, omissionsOfEntries, soleChildField } 
 import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
 import { SessionStatsRef } from "./usage.js";
 
+const ExportFormatEnum = builder.enumType("ExportFormat", {
+	description: "The form of a session's file (Session.jsonl).",
+	values: {
+		PI: {
+			value: "pi",
+			description:
+				"What pi's coding agent reads: no leaf records (pi takes the last line as its leaf), and a `custom` entry of type `session-tree.leaf` under the pointer as the last line when the pointer is not the last node. pi opens it with the same leaf and context, and its next entry continues from there.",
+		},
+		LOSSLESS: {
+			value: "lossless",
+			description:
+				"The append log as it is, leaf records included: what pi's harness replays, and what re-imports to the same log.",
+		},
+	} as const,
+});
+
 SessionRef.implement({
 	description: "One session tree: an append-only log of entries and a leaf pointer.",
 	interfaces: [NodeRef],
@@ -157,10 +173,13 @@ SessionRef.implement({
 				loaders.prime(spend(budget, await store.tips(workspaceId, s.sessionId))),
 		}),
 		jsonl: t.string({
-			description: "The pi JSONL text of this session (header line + one line per entry).",
+			description:
+				"The session as a pi JSONL file (header line + one line per entry). PI (the default) is what pi's coding agent opens with the same leaf and context; LOSSLESS is the append log as it is, leaf records included.",
 			// The whole log: the dearest field there is.
 			complexity: 1000,
-			resolve: (s, _, { store, workspaceId }) => store.exportSession(workspaceId, s.sessionId),
+			args: { format: t.arg({ type: ExportFormatEnum, defaultValue: "pi" }) },
+			resolve: (s, { format }, { store, workspaceId }) =>
+				store.exportSession(workspaceId, s.sessionId, { format: format ?? "pi" }),
 		}),
 	}),
 });

@@ -5,7 +5,7 @@
  * ancestor and diverging paths.
  */
 
-import type { StoredEntry } from "../../session/entry.js";
+import { isOf, type StoredEntry, typeOrOther } from "../../session/entry.js";
 import { DEFAULT_PREVIEW_LENGTH } from "../../session/message-summary.js";
 import { type Comparison, nodePreview, type TreeNode } from "../../session/tree-view.js";
 import { seqCursor } from "../../store/paging.js";
@@ -23,11 +23,15 @@ const TreeNodeRef = builder.objectRef<TreeNode>("TreeNode").implement({
 		parentId: t.string({ nullable: true, resolve: (n) => n.node.entry.parentId }),
 		seq: t.int({ resolve: (n) => n.node.seq }),
 		depth: t.int({ resolve: (n) => n.node.depth }),
-		type: t.field({ type: EntryTypeEnum, resolve: (n) => n.node.entry.type }),
+		type: t.field({ type: EntryTypeEnum, resolve: (n) => typeOrOther(n.node.entry.type) }),
+		typeName: t.string({
+			description: "The entry's `type` as pi wrote it (see Entry.typeName).",
+			resolve: (n) => n.node.entry.type,
+		}),
 		role: t.string({
 			nullable: true,
 			description: "A message's role; null for other entry types.",
-			resolve: (n) => (n.node.entry.type === "message" ? n.node.entry.message.role : null),
+			resolve: (n) => (isOf(n.node.entry, "message") ? n.node.entry.message.role : null),
 		}),
 		label: t.string({ nullable: true, description: "The node's current label.", resolve: (n) => n.label }),
 		preview: t.string({

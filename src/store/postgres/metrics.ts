@@ -74,6 +74,8 @@ const SUM_SQL: Record<Sum, SQL> = {
 	cacheWriteTokens: sum(r.cacheWriteTokens),
 	totalTokens: sum(r.totalTokens),
 	cost: sum(r.cost),
+	assistantTurnTokens: sum(r.totalTokens, message("assistant")),
+	assistantTurnCost: sum(r.cost, message("assistant")),
 	timedAssistantTurns: sum(r.timedAssistantTurns),
 	assistantTurnDurationMs: sum(r.assistantTurnDurationMs),
 	leafMoves: sum(r.entries, ofType("leaf")),
@@ -192,7 +194,7 @@ function partsOf(measure: Measure): Part[] {
 		case "avg":
 			return value === "durationMs"
 				? ["assistantTurnDurationMs", "timedAssistantTurns"]
-				: [value, "assistantTurns"];
+				: [value === "cost" ? "assistantTurnCost" : "assistantTurnTokens", "assistantTurns"];
 		case "min":
 		case "max":
 			return [EXTREMES[value][statistic]];

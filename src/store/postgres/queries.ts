@@ -5,8 +5,9 @@
  * `sql`. Every function sends exactly one statement; the GraphQL suite counts
  * them per request.
  */
-import { and, count, eq, notExists, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { ENTRY_TYPES, OTHER_TYPE } from "../../session/entry.js";
 import { type JsonText, parseJsonText } from "../../session/raw-json.js";
 import { isStorableText } from "../../session/validate.js";
 import type { SessionWindow } from "../paging.js";
@@ -136,6 +137,14 @@ export interface EntryLogFilter {
 	fromEnd: boolean;
 }
 
+/** The known entry types (session/entry.ts) as an SQL list: literal, fixed in code. */
+const KNOWN_TYPES = sql.raw(`(${ENTRY_TYPES.map((type) => `'${type}'`).join(", ")})`);
+
+/** An entry is of one of `types` ("other": of any type the service does not know); `types` is JSON text. */
+const ofTypes = (types: SQL | Placeholder) =>
+	sql`(${entries.type} in (select jsonb_array_elements_text(${types}::jsonb))
+		or (jsonb_exists(${types}::jsonb, ${sql.raw(`'${OTHER_TYPE}'`)}) and ${entries.type} not in ${KNOWN_TYPES}))`;
+
 export async function countByType(
 	db: Db,
 	ws: string,
@@ -145,7 +154,7 @@ export async function countByType(
 	const [row] = await db
 		.select({ n: count() })
 		.from(entries)
-		.where(and(inSession(ws, sessionId), sql`${entries.type} in ${list(types)}`));
+		.where(and(inSession(ws, sessionId), ofTypes(sql`${JSON.stringify(types.filter(isStorableText))}`)));
 	return Number(row?.n ?? 0);
 }
 
@@ -277,7 +286,7 @@ function logWindow(shape: string): SQL {
 	const has = (choice: string) => shape.split(":").includes(choice);
 	return sql`${inSessionParams} and ${entries.seq} > ${p("afterSeq")}
 		${has("before") ? sql`and ${entries.seq} < ${p("beforeSeq")}` : sql``}
-		${has("types") ? sql`and ${entries.type} in (select jsonb_array_elements_text(${p("types")}::jsonb))` : sql``}
+		${has("types") ? sql`and ${ofTypes(p("types"))}` : sql``}
 		order by ${entries.seq} ${has("desc") ? sql`desc` : sql`asc`}
 		${has("limit") ? sql`limit ${p("limit")}` : sql``}`;
 }

@@ -1,10 +1,16 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { projectContext } from "../../session/context.js";
-import type { DraftEntry, EntryType, LabelEntry, SessionContext, StoredEntry } from "../../session/entry.js";
+import type {
+	DraftEntry,
+	EntryTypeOrOther,
+	LabelEntry,
+	SessionContext,
+	StoredEntry,
+} from "../../session/entry.js";
 import { isSessionError } from "../../session/errors.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
-import { formatSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import { exportSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { measureEntries } from "../../session/measures.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import {
@@ -30,6 +36,7 @@ import { activityCursor, afterTransaction, parseActivityCursor } from "../activi
 import type { CommitAnnouncer } from "../commits.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
+	exportFormat,
 	forkedSessionRecord,
 	forkTargetId,
 	importedSessionRecord,
@@ -45,6 +52,7 @@ import {
 	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
+	type ExportOptions,
 	type ForkInput,
 	headerOf,
 	type ImportedSession,
@@ -287,7 +295,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			: null;
 	}
 
-	async countEntries(ws: string, sessionId: string, types?: readonly EntryType[]): Promise<number> {
+	async countEntries(ws: string, sessionId: string, types?: readonly EntryTypeOrOther[]): Promise<number> {
 		this.storable(sessionId);
 		if (!types) return (await this.requireSession(ws, sessionId)).entryCount;
 		if (types.length === 0) return 0;
@@ -588,12 +596,14 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return { ...record, created: true };
 	}
 
-	async exportSession(ws: string, sessionId: string): Promise<string> {
+	async exportSession(ws: string, sessionId: string, options: ExportOptions = {}): Promise<string> {
+		const format = exportFormat(options);
 		const session = await this.requireSession(ws, sessionId);
 		const entries = await this.listEntries(ws, sessionId);
-		return formatSessionFile(
+		return exportSessionFile(
 			headerOf(session),
 			entries.map((e) => e.entry),
+			format,
 		);
 	}
 

@@ -224,8 +224,9 @@ const walkStatement = statementFamily((shape: string) => {
 		// Beyond the compaction bound (a walk's rows only; a scan of a context has no bound).
 		const beyond = fromWalk ? sql`walk.beyond` : sql`false`;
 		// In a raw context a message before the compaction bound is passed as JSON text (json-text.ts), with
-		// the fields the projection reads.
-		const rawMessage = sql`${type} = 'message' and not ${beyond}`;
+		// the fields the projection reads; one without content is not, as the projection gives it one.
+		const rawMessage = sql`${type} = 'message' and not ${beyond}
+			and coalesce(jsonb_typeof(${message}->'content'), 'null') <> 'null'`;
 		const payload =
 			mode === "context"
 				? sql`case ${raw ? sql`when ${rawMessage} then null` : sql``}

@@ -14,20 +14,26 @@ export type EntryType =
   | 'ACTIVE_TOOLS_CHANGE'
   | 'BRANCH_SUMMARY'
   | 'COMPACTION'
+  | 'CONTEXT_EDIT'
   | 'CUSTOM'
   | 'CUSTOM_MESSAGE'
   | 'LABEL'
   | 'LEAF'
   | 'MESSAGE'
   | 'MODEL_CHANGE'
+  /** A type the service does not know (a later pi's): Entry.typeName names it. */
+  | 'OTHER'
   | 'SESSION_INFO'
-  | 'THINKING_LEVEL_CHANGE';
+  | 'THINKING_LEVEL_CHANGE'
+  | 'USAGE';
 
 /** What a metrics row adds up (see MeasureValues). */
 export type Measure =
   | 'ACTIVE_SESSIONS'
   | 'ASSISTANT_TURNS'
+  | 'ASSISTANT_TURN_COST'
   | 'ASSISTANT_TURN_DURATION_MS'
+  | 'ASSISTANT_TURN_TOKENS'
   | 'AVG_ASSISTANT_TURN_DURATION_MS'
   | 'AVG_COST_PER_ASSISTANT_TURN'
   | 'AVG_TOTAL_TOKENS_PER_ASSISTANT_TURN'
@@ -140,6 +146,8 @@ type CompareEntry_BranchSummaryEntry_Fragment = { __typename: 'BranchSummaryEntr
 
 type CompareEntry_CompactionEntry_Fragment = { __typename: 'CompactionEntry', entryId: string, type: EntryType };
 
+type CompareEntry_ContextEditEntry_Fragment = { __typename: 'ContextEditEntry', entryId: string, type: EntryType };
+
 type CompareEntry_CustomEntry_Fragment = { __typename: 'CustomEntry', entryId: string, type: EntryType };
 
 type CompareEntry_CustomMessageEntry_Fragment = { __typename: 'CustomMessageEntry', entryId: string, type: EntryType };
@@ -152,22 +160,29 @@ type CompareEntry_MessageEntry_Fragment = { __typename: 'MessageEntry', role: st
 
 type CompareEntry_ModelChangeEntry_Fragment = { __typename: 'ModelChangeEntry', entryId: string, type: EntryType };
 
+type CompareEntry_OtherEntry_Fragment = { __typename: 'OtherEntry', entryId: string, type: EntryType };
+
 type CompareEntry_SessionInfoEntry_Fragment = { __typename: 'SessionInfoEntry', entryId: string, type: EntryType };
 
 type CompareEntry_ThinkingLevelChangeEntry_Fragment = { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType };
+
+type CompareEntry_UsageEntry_Fragment = { __typename: 'UsageEntry', entryId: string, type: EntryType };
 
 export type CompareEntryFragment =
   | CompareEntry_ActiveToolsChangeEntry_Fragment
   | CompareEntry_BranchSummaryEntry_Fragment
   | CompareEntry_CompactionEntry_Fragment
+  | CompareEntry_ContextEditEntry_Fragment
   | CompareEntry_CustomEntry_Fragment
   | CompareEntry_CustomMessageEntry_Fragment
   | CompareEntry_LabelEntry_Fragment
   | CompareEntry_LeafEntry_Fragment
   | CompareEntry_MessageEntry_Fragment
   | CompareEntry_ModelChangeEntry_Fragment
+  | CompareEntry_OtherEntry_Fragment
   | CompareEntry_SessionInfoEntry_Fragment
   | CompareEntry_ThinkingLevelChangeEntry_Fragment
+  | CompareEntry_UsageEntry_Fragment
 ;
 
 export type SessionCompareQueryVariables = Exact<{
@@ -181,38 +196,47 @@ export type SessionCompareQuery = { session: { sessionId: string, compare: { anc
         | { __typename: 'ActiveToolsChangeEntry', entryId: string, type: EntryType }
         | { __typename: 'BranchSummaryEntry', entryId: string, type: EntryType }
         | { __typename: 'CompactionEntry', entryId: string, type: EntryType }
+        | { __typename: 'ContextEditEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomMessageEntry', entryId: string, type: EntryType }
         | { __typename: 'LabelEntry', entryId: string, type: EntryType }
         | { __typename: 'LeafEntry', entryId: string, type: EntryType }
         | { __typename: 'MessageEntry', role: string, preview: string, entryId: string, type: EntryType }
         | { __typename: 'ModelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'OtherEntry', entryId: string, type: EntryType }
         | { __typename: 'SessionInfoEntry', entryId: string, type: EntryType }
         | { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'UsageEntry', entryId: string, type: EntryType }
        | null, a: Array<
         | { __typename: 'ActiveToolsChangeEntry', entryId: string, type: EntryType }
         | { __typename: 'BranchSummaryEntry', entryId: string, type: EntryType }
         | { __typename: 'CompactionEntry', entryId: string, type: EntryType }
+        | { __typename: 'ContextEditEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomMessageEntry', entryId: string, type: EntryType }
         | { __typename: 'LabelEntry', entryId: string, type: EntryType }
         | { __typename: 'LeafEntry', entryId: string, type: EntryType }
         | { __typename: 'MessageEntry', role: string, preview: string, entryId: string, type: EntryType }
         | { __typename: 'ModelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'OtherEntry', entryId: string, type: EntryType }
         | { __typename: 'SessionInfoEntry', entryId: string, type: EntryType }
         | { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'UsageEntry', entryId: string, type: EntryType }
       >, b: Array<
         | { __typename: 'ActiveToolsChangeEntry', entryId: string, type: EntryType }
         | { __typename: 'BranchSummaryEntry', entryId: string, type: EntryType }
         | { __typename: 'CompactionEntry', entryId: string, type: EntryType }
+        | { __typename: 'ContextEditEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomEntry', entryId: string, type: EntryType }
         | { __typename: 'CustomMessageEntry', entryId: string, type: EntryType }
         | { __typename: 'LabelEntry', entryId: string, type: EntryType }
         | { __typename: 'LeafEntry', entryId: string, type: EntryType }
         | { __typename: 'MessageEntry', role: string, preview: string, entryId: string, type: EntryType }
         | { __typename: 'ModelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'OtherEntry', entryId: string, type: EntryType }
         | { __typename: 'SessionInfoEntry', entryId: string, type: EntryType }
         | { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType }
+        | { __typename: 'UsageEntry', entryId: string, type: EntryType }
       > } } | null };
 
 export type EntryDetailQueryVariables = Exact<{
@@ -225,14 +249,17 @@ export type EntryDetailQuery = { session: { sessionId: string, entry:
       | { __typename: 'ActiveToolsChangeEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'BranchSummaryEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'CompactionEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
+      | { __typename: 'ContextEditEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'CustomEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'CustomMessageEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'LabelEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'LeafEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'MessageEntry', role: string, provider: string | null, model: string | null, stopReason: string | null, entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown, usage: { totalTokens: number, cost: { total: number } } | null }
       | { __typename: 'ModelChangeEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
+      | { __typename: 'OtherEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'SessionInfoEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
       | { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
+      | { __typename: 'UsageEntry', entryId: string, type: EntryType, seq: number, depth: number, parentId: string | null, timestamp: string, author: string | null, label: string | null, raw: unknown }
      | null, context: { messages: Array<unknown>, thinkingLevel: string, activeToolNames: Array<string> | null, model: { provider: string, modelId: string } | null } } | null };
 
 export type SearchEntriesQueryVariables = Exact<{
@@ -246,14 +273,17 @@ export type SearchEntriesQuery = { search: { pageInfo: { hasNextPage: boolean, e
           | { __typename: 'ActiveToolsChangeEntry', activeToolNames: Array<string>, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'BranchSummaryEntry', summary: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'CompactionEntry', tokensBefore: number, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+          | { __typename: 'ContextEditEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'CustomEntry', customType: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'CustomMessageEntry', customType: string, content: unknown, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'LabelEntry', targetId: string | null, targetLabel: string | null, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'LeafEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'MessageEntry', role: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'ModelChangeEntry', modelId: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+          | { __typename: 'OtherEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'SessionInfoEntry', name: string | null, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
           | { __typename: 'ThinkingLevelChangeEntry', thinkingLevel: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+          | { __typename: 'UsageEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         , snippet: { text: string, highlights: Array<{ start: number, end: number }> } } }> } };
 
 export type DashboardMetricsSubscriptionVariables = Exact<{
@@ -272,14 +302,17 @@ export type DashboardActivitySubscription = { sessionActivity: { cursor: string,
       | { __typename: 'ActiveToolsChangeEntry', entryId: string, type: EntryType }
       | { __typename: 'BranchSummaryEntry', entryId: string, type: EntryType }
       | { __typename: 'CompactionEntry', entryId: string, type: EntryType }
+      | { __typename: 'ContextEditEntry', entryId: string, type: EntryType }
       | { __typename: 'CustomEntry', entryId: string, type: EntryType }
       | { __typename: 'CustomMessageEntry', entryId: string, type: EntryType }
       | { __typename: 'LabelEntry', entryId: string, type: EntryType }
       | { __typename: 'LeafEntry', entryId: string, type: EntryType }
       | { __typename: 'MessageEntry', role: string, model: string | null, preview: string, entryId: string, type: EntryType }
       | { __typename: 'ModelChangeEntry', entryId: string, type: EntryType }
+      | { __typename: 'OtherEntry', entryId: string, type: EntryType }
       | { __typename: 'SessionInfoEntry', entryId: string, type: EntryType }
       | { __typename: 'ThinkingLevelChangeEntry', entryId: string, type: EntryType }
+      | { __typename: 'UsageEntry', entryId: string, type: EntryType }
      | null } };
 
 export type SessionHeaderQueryVariables = Exact<{
@@ -340,6 +373,8 @@ type TreeEntryFields_BranchSummaryEntry_Fragment = { __typename: 'BranchSummaryE
 
 type TreeEntryFields_CompactionEntry_Fragment = { __typename: 'CompactionEntry', tokensBefore: number, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
 
+type TreeEntryFields_ContextEditEntry_Fragment = { __typename: 'ContextEditEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
+
 type TreeEntryFields_CustomEntry_Fragment = { __typename: 'CustomEntry', customType: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
 
 type TreeEntryFields_CustomMessageEntry_Fragment = { __typename: 'CustomMessageEntry', customType: string, content: unknown, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
@@ -352,22 +387,29 @@ type TreeEntryFields_MessageEntry_Fragment = { __typename: 'MessageEntry', role:
 
 type TreeEntryFields_ModelChangeEntry_Fragment = { __typename: 'ModelChangeEntry', modelId: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
 
+type TreeEntryFields_OtherEntry_Fragment = { __typename: 'OtherEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
+
 type TreeEntryFields_SessionInfoEntry_Fragment = { __typename: 'SessionInfoEntry', name: string | null, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
 
 type TreeEntryFields_ThinkingLevelChangeEntry_Fragment = { __typename: 'ThinkingLevelChangeEntry', thinkingLevel: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
+
+type TreeEntryFields_UsageEntry_Fragment = { __typename: 'UsageEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string };
 
 export type TreeEntryFieldsFragment =
   | TreeEntryFields_ActiveToolsChangeEntry_Fragment
   | TreeEntryFields_BranchSummaryEntry_Fragment
   | TreeEntryFields_CompactionEntry_Fragment
+  | TreeEntryFields_ContextEditEntry_Fragment
   | TreeEntryFields_CustomEntry_Fragment
   | TreeEntryFields_CustomMessageEntry_Fragment
   | TreeEntryFields_LabelEntry_Fragment
   | TreeEntryFields_LeafEntry_Fragment
   | TreeEntryFields_MessageEntry_Fragment
   | TreeEntryFields_ModelChangeEntry_Fragment
+  | TreeEntryFields_OtherEntry_Fragment
   | TreeEntryFields_SessionInfoEntry_Fragment
   | TreeEntryFields_ThinkingLevelChangeEntry_Fragment
+  | TreeEntryFields_UsageEntry_Fragment
 ;
 
 export type TreePageQueryVariables = Exact<{
@@ -390,14 +432,17 @@ export type SessionTreeEventsSubscription = { sessionEvents:
         | { __typename: 'ActiveToolsChangeEntry', activeToolNames: Array<string>, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'BranchSummaryEntry', summary: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'CompactionEntry', tokensBefore: number, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+        | { __typename: 'ContextEditEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'CustomEntry', customType: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'CustomMessageEntry', customType: string, content: unknown, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'LabelEntry', targetId: string | null, targetLabel: string | null, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'LeafEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'MessageEntry', role: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'ModelChangeEntry', modelId: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+        | { __typename: 'OtherEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'SessionInfoEntry', name: string | null, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
         | { __typename: 'ThinkingLevelChangeEntry', thinkingLevel: string, entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
+        | { __typename: 'UsageEntry', entryId: string, parentId: string | null, seq: number, depth: number, type: EntryType, label: string | null, timestamp: string, author: string | null, preview: string }
        }
     | { __typename: 'LeafMoved', seq: number, leafId: string | null }
    };
