@@ -102,4 +102,46 @@ describe("subscription fields", () => {
 		expect(branches).toEqual([["a"], ["a", "b"], ["a", "b", "c"]]);
 		await stream.return(undefined);
 	});
+
+	it("serves pi 1.6's entry types live, typed, and a type it does not know as OtherEntry", async () => {
+		const { store, open } = setup();
+		await store.createSession(WS_ID, { sessionId: "s" });
+		await store.appendEntry(WS_ID, "s", user("u"));
+		const stream = await open(
+			`subscription { entryAppended(sessionId: "s") {
+				entry { __typename type typeName ... on UsageEntry { kind } ... on ContextEditEntry { targetId omits } }
+			} }`,
+		);
+		const drafts: DraftEntry[] = [
+			{ type: "usage", kind: "cache_warm", provider: "p", model: "m", usage: { input: 1 } },
+			{ type: "context_edit", targetId: "u", replacement: null },
+			{ type: "checkpoint", files: [] } as DraftEntry,
+		];
+		const seen: unknown[] = [];
+		for (const draft of drafts) {
+			const event = stream.next();
+			await store.appendEntry(WS_ID, "s", draft);
+			seen.push((await within(5_000, `the event of a ${draft.type}`, event)).value?.data);
+		}
+		expect(seen).toEqual([
+			{
+				entryAppended: {
+					entry: { __typename: "UsageEntry", type: "USAGE", typeName: "usage", kind: "cache_warm" },
+				},
+			},
+			{
+				entryAppended: {
+					entry: {
+						__typename: "ContextEditEntry",
+						type: "CONTEXT_EDIT",
+						typeName: "context_edit",
+						targetId: "u",
+						omits: true,
+					},
+				},
+			},
+			{ entryAppended: { entry: { __typename: "OtherEntry", type: "OTHER", typeName: "checkpoint" } } },
+		]);
+		await stream.return(undefined);
+	});
 });
