@@ -7,6 +7,7 @@ import "./types/session-context.js";
 import "./types/entry.js";
 import "./types/entry-writes.js";
 import "./types/session.js";
+import "./types/continuation.js";
 import "./types/events.js";
 import "./types/metrics.js";
 import "./types/tree.js";

@@ -42,22 +42,20 @@ export function newEntryId(): string {
  * same file twice gives the same tree.
  */
 export function migratedEntryId(sessionId: string, index: number, taken: ReadonlySet<string>): string {
-	return derivedEntryId(`${sessionId}\u0001${index}`, taken);
-}
-
-/**
- * An id derived from `seed`, pi-sized (8 hex characters, longer on a
- * collision with `taken`): the same seed gives the same id, so what is made
- * from stored data (an import's ids, an export's leaf anchor) is made alike
- * every time.
- */
-export function derivedEntryId(seed: string, taken: { has(id: string): boolean }): string {
-	const digest = createHash("sha256").update(seed).digest("hex");
+	const digest = createHash("sha256").update(`${sessionId}\u0001${index}`).digest("hex");
 	for (let length = 8; length <= digest.length; length += 4) {
 		const candidate = digest.slice(0, length);
 		if (!taken.has(candidate)) return candidate;
 	}
-	let suffix = 0;
-	while (taken.has(`${digest}-${suffix}`)) suffix++;
-	return `${digest}-${suffix}`;
+	return `${digest}-${index}`;
+}
+
+/**
+ * An export's leaf anchor's id (session/jsonl.ts): `leaf-` and 16 hex
+ * characters of SHA-256 over `seed`, the same every time, and of a form no
+ * id pi or the service generates has (8 or 16 hex characters, UUIDs), so it
+ * needs no look at the ids taken.
+ */
+export function anchorEntryId(seed: string): string {
+	return `leaf-${createHash("sha256").update(seed).digest("hex").slice(0, 16)}`;
 }

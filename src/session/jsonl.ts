@@ -8,7 +8,7 @@
 import { canonicalJson } from "./append.js";
 import { type Entry, isNode, isOf, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
-import { derivedEntryId, migratedEntryId } from "./ids.js";
+import { anchorEntryId, migratedEntryId } from "./ids.js";
 import { inputLimits } from "./limits.js";
 import { leafAfter, replayLeaf } from "./tree.js";
 import {
@@ -143,6 +143,50 @@ export interface ParseOptions {
 	sessionId?: string;
 	/** Who imports the file: the author of every row (a pi file names no writer). Default null. */
 	author?: string | null;
+}
+
+/** Whether `text`'s first non-blank line is a session header (a whole file, not lines of one). */
+export function startsWithHeader(text: string): boolean {
+	const first = text.split("\n").find((line) => line.trim() !== "");
+	if (first === undefined) return false;
+	try {
+		const value: unknown = JSON.parse(first);
+		return isObject(value) && value.type === "session";
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Lines of a version-3 file without its header (what a follower sends after
+ * the entry it sent last): each a complete entry, checked as an import
+ * checks it; how they fit the session is the continuation's to decide
+ * (continuation.ts). A bad line is INVALID_INPUT naming `line N` of `text`.
+ */
+export function parseEntryLines(text: string): Entry[] {
+	const entries: Entry[] = [];
+	const physical = text.split("\n");
+	for (let i = 0; i < physical.length; i++) {
+		const raw = (physical[i] as string).replace(/\r$/, "");
+		if (raw.trim() === "") continue;
+		const number = i + 1;
+		const value = parseLine(raw, number);
+		if (value.type === "session") throw lineError(number, "a session header among the lines (send it first)");
+		if (entries.length >= inputLimits.importEntries) {
+			throw new SessionError(
+				"LIMIT_EXCEEDED",
+				`line ${number}: at most ${inputLimits.importEntries} lines at a time (import limit)`,
+				{ field: "jsonl" },
+			);
+		}
+		try {
+			entries.push(validateEntry(value));
+		} catch (error) {
+			if (error instanceof SessionError) throw lineError(number, error.message, error.field);
+			throw error;
+		}
+	}
+	return entries;
 }
 
 /** Parse, migrate and check a file line by line; the first bad line is the one reported. */
@@ -305,16 +349,22 @@ export function piFileEntries(sessionId: string, log: readonly Entry[]): Entry[]
 	const nodes = log.filter(isNode);
 	const leaf = replayLeaf(log);
 	if ((nodes[nodes.length - 1]?.id ?? null) === leaf) return nodes;
-	const move = log.findLast((entry) => !isNode(entry)) as Entry;
-	const taken = new Set(log.map((entry) => entry.id));
-	const anchor = {
+	return [...nodes, leafAnchor(sessionId, log.findLast((entry) => !isNode(entry)) as Entry, leaf)];
+}
+
+/**
+ * The anchor of a log whose pointer `leaf` is not its last node, `move`
+ * being its last leaf record: made from the move alone, so the same from the
+ * whole log (an export) as from its tail (a continuation).
+ */
+export function leafAnchor(sessionId: string, move: Entry, leaf: string | null): Entry {
+	return {
 		type: "custom",
-		id: derivedEntryId(`${sessionId}\u0001leaf\u0001${move.id}`, taken),
+		id: anchorEntryId(`${sessionId}\u0001${move.id}`),
 		parentId: leaf,
 		timestamp: move.timestamp,
 		customType: LEAF_ANCHOR_TYPE,
 	} as Entry;
-	return [...nodes, anchor];
 }
 
 /** Version-3 JSONL: header line, then one line per entry in seq order, newline-terminated. */

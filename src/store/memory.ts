@@ -27,6 +27,14 @@ import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../
 import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
+import {
+	type ContinuationWriter,
+	type ContinuedSession,
+	type ContinueInput,
+	continued,
+	continueIn,
+	readContinuation,
+} from "./continuation.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {
@@ -45,6 +53,7 @@ import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
+	type AuthorOptions,
 	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
@@ -208,37 +217,43 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
 		return this.db.locks.run(key(ws, sessionId), () =>
-			writeDrafts(
-				{
-					lockSession: async () => {
-						const session = this.find(ws, sessionId);
-						return session ? copy(session.record) : null;
-					},
-					findEntries: async (ids) => {
-						const session = this.require(ws, sessionId);
-						const found = new Map<string, StoredEntry>();
-						for (const id of ids) {
-							const entry = session.byId.get(id);
-							if (entry) found.set(id, copy(entry));
-						}
-						return found;
-					},
-					commit: async (rows, next) => {
-						const session = this.require(ws, sessionId);
-						for (const row of copy(rows)) {
-							session.log.push(row);
-							session.byId.set(row.entry.id, row);
-						}
-						session.record = copy(next);
-						const first = rows[0];
-						if (first) this.db.logActivity(ws, session, first.seq, next.lastSeq, false);
-					},
-				},
-				sessionId,
-				drafts,
-				options,
-			),
+			writeDrafts(this.writer(ws, sessionId), sessionId, drafts, options),
 		);
+	}
+
+	/** The write primitives on one session; the caller holds its lock. */
+	private writer(ws: string, sessionId: string): ContinuationWriter {
+		return {
+			lockSession: async () => {
+				const session = this.find(ws, sessionId);
+				return session ? copy(session.record) : null;
+			},
+			findEntries: async (ids) => {
+				const session = this.require(ws, sessionId);
+				const found = new Map<string, StoredEntry>();
+				for (const id of ids) {
+					const entry = session.byId.get(id);
+					if (entry) found.set(id, copy(entry));
+				}
+				return found;
+			},
+			readAfter: async (afterId) => {
+				const { log, byId } = this.require(ws, sessionId);
+				const after = afterId === null ? null : byId.get(afterId);
+				if (after === undefined) return undefined;
+				return { after: after && copy(after), tail: copy(log.slice(after ? after.seq : 0)) };
+			},
+			commit: async (rows, next) => {
+				const session = this.require(ws, sessionId);
+				for (const row of copy(rows)) {
+					session.log.push(row);
+					session.byId.set(row.entry.id, row);
+				}
+				session.record = copy(next);
+				const first = rows[0];
+				if (first) this.db.logActivity(ws, session, first.seq, next.lastSeq, false);
+			},
+		};
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
@@ -395,6 +410,24 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		const record = this.insert(importedSessionRecord(ws, file), file.rows);
 		options.onProgress?.(file.rows.length, file.rows.length);
 		return { ...record, created: true };
+	}
+
+	async continueSession(
+		ws: string,
+		input: ContinueInput,
+		options: AuthorOptions = {},
+	): Promise<ContinuedSession> {
+		const author = authorOf(options);
+		const request = readContinuation(input, author);
+		if (request.kind === "file" && !this.find(ws, request.sessionId)) {
+			const record = this.insert(importedSessionRecord(ws, request.file), request.file.rows);
+			return { ...record, created: true, appended: request.file.rows.length, held: 0 };
+		}
+		const outcome = await this.db.locks.run(key(ws, request.sessionId), () =>
+			continueIn(this.writer(ws, request.sessionId), request, author),
+		);
+		this.announce(writeNotice(outcome));
+		return copy(continued(outcome));
 	}
 
 	async exportSession(ws: string, sessionId: string, options: ExportOptions = {}): Promise<string> {

@@ -10,6 +10,7 @@ import type { ExportFormat, SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
 import type { Comparison } from "../session/tree-view.js";
+import type { ContinuedSession, ContinueInput } from "./continuation.js";
 import type { SearchPage, SearchQuery } from "./search.js";
 import type { SessionQuery } from "./session-query.js";
 import type { TreePage, TreeQuery } from "./tree-view.js";
@@ -285,6 +286,15 @@ export interface SessionStore {
 	 * (design/tree-rules.md#re-importing-a-file).
 	 */
 	importSession(ws: string, jsonl: string, options?: ImportOptions): Promise<ImportedSession>;
+	/**
+	 * Store what a session lacks of its pi file (store/continuation.ts): the
+	 * whole file, or its lines after an entry the session holds. Lines the
+	 * session holds are compared and skipped, so a repeat is a no-op; a
+	 * session without the file's id, given the whole file, is imported.
+	 * ALREADY_EXISTS (`jsonl`) when the file no longer matches the session,
+	 * NOT_FOUND for a missing session or `afterEntryId`.
+	 */
+	continueSession(ws: string, input: ContinueInput, options?: AuthorOptions): Promise<ContinuedSession>;
 	/**
 	 * The workspace's committed writes after a position, in one order that
 	 * never changes: a record returned is never preceded by one returned

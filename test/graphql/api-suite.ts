@@ -981,6 +981,67 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 			);
 		});
 
+		it("continueSession takes a file as pi writes it: whole, then line by line, repeats held, a divergence refused", async () => {
+			const CONTINUE = `mutation Continue($input: ContinueSessionInput!) {
+				continueSession(input: $input) { created appended held session { sessionId lastSeq leafId } }
+			}`;
+			const sessionId = uniqueId("follow");
+			const line = (id: string, parentId: string | null, text: string) =>
+				JSON.stringify({
+					type: "message",
+					id,
+					parentId,
+					timestamp: "2026-11-20T10:00:00.000Z",
+					message: userMessage(text),
+				});
+			const header = JSON.stringify({
+				type: "session",
+				version: 3,
+				id: sessionId,
+				timestamp: "2026-11-20T09:00:00.000Z",
+				cwd: "/w",
+			});
+			const send = async (input: Record<string, unknown>) =>
+				(
+					await query<{
+						continueSession: { created: boolean; appended: number; held: number; session: SessionView };
+					}>(CONTINUE, { input })
+				).continueSession;
+			expect(await send({ jsonl: `${header}\n${line("u1", null, "u1")}\n` })).toMatchObject({
+				created: true,
+				appended: 1,
+				session: { sessionId, lastSeq: 1, leafId: "u1" },
+			});
+			const next = `${line("u2", "u1", "u2")}\n${line("u3", "u2", "u3")}\n`;
+			expect(await send({ sessionId, afterEntryId: "u1", jsonl: next })).toMatchObject({
+				created: false,
+				appended: 2,
+				held: 0,
+			});
+			expect(await send({ sessionId, afterEntryId: "u1", jsonl: next })).toMatchObject({
+				appended: 0,
+				held: 2,
+			});
+			// pi went back to u1: a leaf record before the line, seen as a move.
+			expect(
+				await send({ sessionId, afterEntryId: "u3", jsonl: `${line("u4", "u1", "again")}\n` }),
+			).toMatchObject({
+				appended: 1,
+				session: { lastSeq: 5, leafId: "u4" },
+			});
+			await rejected(
+				CONTINUE,
+				{ input: { sessionId, afterEntryId: "u1", jsonl: `${line("u2", "u1", "other")}\n` } },
+				"ALREADY_EXISTS",
+				{ field: "jsonl", message: /^line 1: the file no longer matches/, watch: sessionId },
+			);
+			await rejected(CONTINUE, { input: { sessionId, jsonl: next } }, "INVALID_INPUT", {
+				field: "afterEntryId",
+				watch: sessionId,
+			});
+			await expectContextLikePi(sessionId);
+		});
+
 		it("serves an entry of a type it does not know as OtherEntry, kept as it is, filtered as OTHER", async () => {
 			const sessionId = uniqueId("other");
 			const line = {

@@ -36,6 +36,7 @@ const DEEP_INPUT_FIELD: Partial<Record<Method, string>> = {
 	setLabel: "label",
 	renameSession: "name",
 	importSession: "jsonl",
+	continueSession: "jsonl",
 };
 
 /**
@@ -341,6 +342,9 @@ export class WorkerStore implements SessionStore {
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;
 		return this.call("importSession", [ws, jsonl, rest], onProgress);
+	}
+	continueSession(...args: Parameters<SessionStore["continueSession"]>) {
+		return this.call("continueSession", args);
 	}
 	exportSession(...args: Parameters<SessionStore["exportSession"]>) {
 		return this.call("exportSession", args);

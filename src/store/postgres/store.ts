@@ -10,7 +10,7 @@ import type {
 } from "../../session/entry.js";
 import { isSessionError } from "../../session/errors.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
-import { exportSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import { exportSessionFile, type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { measureEntries } from "../../session/measures.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import {
@@ -34,6 +34,13 @@ import {
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
+import {
+	type ContinuedSession,
+	type ContinueInput,
+	continued,
+	continueIn,
+	readContinuation,
+} from "../continuation.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
 	exportFormat,
@@ -49,6 +56,7 @@ import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
+	type AuthorOptions,
 	type ContextQuery,
 	type CreateSessionInput,
 	type EntryLogQuery,
@@ -576,6 +584,15 @@ export class PgStore extends TreeWrites implements SessionStore {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
 			author: authorOf(options),
 		});
+		return this.importFile(ws, file, options);
+	}
+
+	/** A parsed file stored as a new session, or the stored one when it is the file's (`created: false`). */
+	private async importFile(
+		ws: string,
+		file: ParsedSessionFile,
+		options: ImportOptions,
+	): Promise<ImportedSession> {
 		const record = importedSessionRecord(ws, file);
 		try {
 			await this.db.transaction(async (tx) => {
@@ -594,6 +611,45 @@ export class PgStore extends TreeWrites implements SessionStore {
 		}
 		this.writes.announced(createdNotice(record));
 		return { ...record, created: true };
+	}
+
+	async continueSession(
+		ws: string,
+		input: ContinueInput,
+		options: AuthorOptions = {},
+	): Promise<ContinuedSession> {
+		const author = authorOf(options);
+		const request = readContinuation(input, author);
+		if (request.kind === "file" && !(await this.getSession(ws, request.sessionId))) {
+			const imported = await this.importFile(ws, request.file, { author });
+			// Another writer may have stored the file first: then it is continued like any other.
+			if (imported.created) return { ...imported, appended: request.file.rows.length, held: 0 };
+		}
+		const outcome = await this.writes.locked(ws, request.sessionId, (tx) =>
+			continueIn(
+				{
+					...this.writes.lockedWriter(tx, ws, request.sessionId),
+					readAfter: async (afterId) => {
+						const [after] = afterId === null ? [] : await entryRows(tx, ws, request.sessionId, [afterId]);
+						if (afterId !== null && !after) return undefined;
+						const rows = await entryLogRows(tx, ws, request.sessionId, {
+							afterSeq: after ? Number(after.seq) : 0,
+							beforeSeq: undefined,
+							types: undefined,
+							limit: undefined,
+							fromEnd: false,
+						});
+						return {
+							after: after ? toStored(after, request.sessionId) : null,
+							tail: rows.map((row) => toStored(row, request.sessionId)),
+						};
+					},
+				},
+				request,
+				author,
+			),
+		);
+		return continued(outcome);
 	}
 
 	async exportSession(ws: string, sessionId: string, options: ExportOptions = {}): Promise<string> {

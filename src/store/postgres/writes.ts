@@ -30,7 +30,13 @@ import { isStorableText } from "../../session/validate.js";
 import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commits.js";
 import { KeyedMutex } from "../mutex.js";
 import type { AppendOptions, SessionRecord } from "../store.js";
-import { notFoundSession, type WriteOutcome, writeDrafts, writeNotice } from "../write.js";
+import {
+	notFoundSession,
+	type SessionWriter,
+	type WriteOutcome,
+	writeDrafts,
+	writeNotice,
+} from "../write.js";
 import { appendStatement, conditionalAppend, conditionalAppendValues, notifyEach } from "./inserts.js";
 import { CommitNotifier } from "./notifier.js";
 import { type Db, entryRows, sessionRow } from "./queries.js";
@@ -125,6 +131,47 @@ export class PgWrites {
 		this.announced(notice);
 		if (notice) this.notifier?.queue(notice);
 		return outcome;
+	}
+
+	/**
+	 * A write planned inside the transaction that holds the session row's lock
+	 * (a continuation, which reads the log before it plans), in the session's
+	 * turn, announced like every tree write.
+	 */
+	async locked<T extends WriteOutcome>(
+		ws: string,
+		sessionId: string,
+		plan: (tx: Db) => Promise<T>,
+	): Promise<T> {
+		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+		const key = JSON.stringify([ws, sessionId]);
+		const outcome = await this.turns.run(key, async () => {
+			const result = await this.db.transaction((tx) => plan(tx));
+			this.remember(key, result.session);
+			return result;
+		});
+		const notice = writeNotice(outcome);
+		this.announced(notice);
+		if (notice) this.notifier?.queue(notice);
+		return outcome;
+	}
+
+	/** The write primitives of `tx` on one session: lockSession takes its row's lock. */
+	lockedWriter(tx: Db, ws: string, sessionId: string): SessionWriter {
+		return {
+			lockSession: async () => {
+				const row = await sessionRow(tx, ws, sessionId, "update");
+				return row ? toRecord(row) : null;
+			},
+			findEntries: async (ids) => {
+				if (ids.length === 0) return new Map<string, StoredEntry>();
+				const rows = await entryRows(tx, ws, sessionId, ids);
+				return new Map(rows.map((r) => [r.id, toStored(r, sessionId)]));
+			},
+			commit: async (rows, next) => {
+				await tx.execute(appendStatement(ws, sessionId, rows, next));
+			},
+		};
 	}
 
 	/** Sends the notices still queued; the store closes its client after this. */
@@ -222,25 +269,7 @@ export class PgWrites {
 		options: AppendOptions,
 	): Promise<WriteOutcome> {
 		return this.db.transaction(async (tx) =>
-			writeDrafts(
-				{
-					lockSession: async () => {
-						const row = await sessionRow(tx, ws, sessionId, "update");
-						return row ? toRecord(row) : null;
-					},
-					findEntries: async (ids) => {
-						if (ids.length === 0) return new Map<string, StoredEntry>();
-						const rows = await entryRows(tx, ws, sessionId, ids);
-						return new Map(rows.map((r) => [r.id, toStored(r, sessionId)]));
-					},
-					commit: async (rows, next) => {
-						await tx.execute(appendStatement(ws, sessionId, rows, next));
-					},
-				},
-				sessionId,
-				drafts,
-				options,
-			),
+			writeDrafts(this.lockedWriter(tx, ws, sessionId), sessionId, drafts, options),
 		);
 	}
 }

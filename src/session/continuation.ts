@@ -1,0 +1,188 @@
+/**
+ * Continuing a session from its file (design/tree-rules.md#continuing-from-a-file):
+ * given the lines of a pi file after an entry the session holds, store the
+ * lines it does not hold yet, when what it holds after that entry is what
+ * the file has there. Pure: a backend reads the session head, the entry
+ * the lines follow and the log after it, calls `planContinuation`, and
+ * writes the returned rows and pointer in one transaction.
+ *
+ * The lines are compared with what the session's export holds after that
+ * entry, in the form the lines are in: the `pi` form for pi's coding agent's
+ * lines (no leaf records, and the leaf anchor when the pointer is not the
+ * last node), the log as it is for lines with leaf records (the harness's).
+ * A new line keeps its id, parent and time. The coding agent writes no leaf
+ * records: where a new line's parent is not the pointer (pi went back with
+ * `/tree`), a leaf record moving the pointer to that parent goes before it,
+ * so the pointer stays the replay of the log and live viewers see the move.
+ */
+import { canonicalJson, requireNodeTarget, type SessionHead } from "./append.js";
+import { type Entry, isNode, type StoredEntry } from "./entry.js";
+import { invalidInput, SessionError } from "./errors.js";
+import { leafAnchor } from "./jsonl.js";
+
+/** What the plan needs to know of an entry outside the tail it was given (a parent, an id in use). */
+export interface KnownNode {
+	isNode: boolean;
+	depth: number;
+}
+
+export interface ContinuationClock {
+	newId(): string;
+}
+
+export interface ContinuationPlan {
+	/** Rows to append: the new lines, and a leaf record before each one whose parent is not the pointer. */
+	rows: StoredEntry[];
+	leafId: string | null;
+	leafDepth: number | null;
+	/** Lines the session held already. */
+	held: number;
+	/** Lines stored now. */
+	appended: number;
+}
+
+/**
+ * The conflict a continuation reports: line `line` of the given lines
+ * (1-based, among the entry lines) is not what the session holds there.
+ */
+export function divergedAt(line: number, given: Entry, stored: Entry | undefined): SessionError {
+	const held = stored ? `the session holds a ${stored.type} entry ${JSON.stringify(stored.id)} there` : "";
+	return new SessionError(
+		"ALREADY_EXISTS",
+		`line ${line}: the file no longer matches the stored session (given a ${given.type} entry ${JSON.stringify(given.id)}; ${held || "the session holds other content there"})`,
+		{ field: "jsonl" },
+	);
+}
+
+/**
+ * What the session's export holds after the entry the lines follow, in the
+ * lines' form: `tail` is the log after it, `lastNode` the last node up to it
+ * (none before the first line), `leafId` the pointer.
+ */
+function expectedAfter(
+	sessionId: string,
+	tail: readonly Entry[],
+	lastNodeBefore: string | null,
+	leafId: string | null,
+	lossless: boolean,
+): { entries: Entry[]; anchored: boolean } {
+	if (lossless) return { entries: [...tail], anchored: false };
+	const nodes = tail.filter(isNode);
+	const lastNode = nodes[nodes.length - 1]?.id ?? lastNodeBefore;
+	const move = tail.findLast((entry) => !isNode(entry));
+	// The anchor under a pointer that is not the last node (after a move through the API, or to the root).
+	if (lastNode === leafId || (lastNode === null && leafId === null) || !move)
+		return { entries: nodes, anchored: false };
+	return { entries: [...nodes, leafAnchor(sessionId, move, leafId)], anchored: true };
+}
+
+/**
+ * Plans storing `lines`, which follow `after` (null: they are the file's
+ * first lines) in the session's file. `tail` is the session's log after
+ * `after` in seq order; `known` answers for the session's entries up to it.
+ * Throws ALREADY_EXISTS (`jsonl`) at the first line that differs from what
+ * the session holds, or whose id the session holds elsewhere; INVALID_INPUT
+ * for a new line whose parent the session does not hold (or, in a file with
+ * leaf records, that is not the pointer).
+ */
+export function planContinuation(
+	sessionId: string,
+	head: SessionHead,
+	after: { entry: Entry; depth: number } | null,
+	tail: readonly StoredEntry[],
+	lines: readonly Entry[],
+	known: (id: string) => KnownNode | undefined,
+	clock: ContinuationClock,
+	author: string | null,
+): ContinuationPlan {
+	const lossless = lines.some((line) => !isNode(line));
+	const lastNodeBefore = after && isNode(after.entry) ? after.entry.id : null;
+	const expected = expectedAfter(
+		sessionId,
+		tail.map((row) => row.entry),
+		lastNodeBefore,
+		head.leafId,
+		lossless,
+	);
+	const shared = Math.min(lines.length, expected.entries.length);
+	for (let i = 0; i < shared; i++) {
+		const given = lines[i] as Entry;
+		if (canonicalJson(given) !== canonicalJson(expected.entries[i]))
+			throw divergedAt(i + 1, given, expected.entries[i]);
+	}
+	// The anchor is the file's line, not yet the session's: stored with the new ones when the file has it.
+	const heldCount = expected.anchored ? expected.entries.length - 1 : expected.entries.length;
+	if (lines.length <= heldCount)
+		return { rows: [], leafId: head.leafId, leafDepth: head.leafDepth, held: lines.length, appended: 0 };
+
+	const planned = new Map<string, KnownNode>();
+	const inTail = new Map(tail.map((row) => [row.entry.id, { isNode: isNode(row.entry), depth: row.depth }]));
+	const lookup = (id: string): KnownNode | undefined =>
+		planned.get(id) ??
+		inTail.get(id) ??
+		(after?.entry.id === id ? { isNode: isNode(after.entry), depth: after.depth } : undefined) ??
+		known(id);
+	const rows: StoredEntry[] = [];
+	let seq = head.lastSeq;
+	let leafId = head.leafId;
+	let leafDepth = head.leafDepth;
+	const push = (entry: Entry, depth: number) => {
+		rows.push({ sessionId, seq: ++seq, depth, author, entry });
+		planned.set(entry.id, { isNode: isNode(entry), depth });
+	};
+	for (let i = heldCount; i < lines.length; i++) {
+		const line = lines[i] as Entry;
+		const at = `line ${i + 1}`;
+		if (lookup(line.id))
+			throw new SessionError(
+				"ALREADY_EXISTS",
+				`${at}: entry ${JSON.stringify(line.id)} is already in the session, elsewhere`,
+				{
+					field: "jsonl",
+				},
+			);
+		if (!isNode(line)) {
+			// A harness file's move: it must start at the pointer, and name a node (or the root).
+			if (line.parentId !== leafId)
+				throw invalidInput(at, `the move's parentId is not the leaf ${JSON.stringify(leafId)}`);
+			const targetId = (line as { targetId: string | null }).targetId;
+			const target =
+				targetId === null
+					? null
+					: requireNodeTarget(lookupNode(lookup, targetId), targetId, `${at}.targetId`);
+			push(line, leafDepth === null ? 0 : leafDepth + 1);
+			leafId = targetId;
+			leafDepth = target === null ? null : target.depth;
+			continue;
+		}
+		const parent = line.parentId === null ? null : lookup(line.parentId);
+		if (line.parentId !== null && !parent?.isNode)
+			throw invalidInput(`${at}.parentId`, `${JSON.stringify(line.parentId)} names no node of the session`);
+		if (line.parentId !== leafId) {
+			if (lossless)
+				throw invalidInput(
+					`${at}.parentId`,
+					`is not the leaf ${JSON.stringify(leafId)}, and the file records no move to it`,
+				);
+			// pi went back: the move its file does not record, as the service records every move.
+			const move = {
+				type: "leaf",
+				id: clock.newId(),
+				parentId: leafId,
+				timestamp: line.timestamp,
+				targetId: line.parentId,
+			} as Entry;
+			push(move, leafDepth === null ? 0 : leafDepth + 1);
+		}
+		const depth = parent ? parent.depth + 1 : 0;
+		push(line, depth);
+		leafId = line.id;
+		leafDepth = depth;
+	}
+	return { rows, leafId, leafDepth, held: heldCount, appended: lines.length - heldCount };
+}
+
+const lookupNode = (lookup: (id: string) => KnownNode | undefined, id: string) => {
+	const found = lookup(id);
+	return found && { id, isNode: found.isNode, depth: found.depth };
+};
