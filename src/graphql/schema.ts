@@ -8,6 +8,7 @@ import "./types/entry.js";
 import "./types/entry-writes.js";
 import "./types/session.js";
 import "./types/continuation.js";
+import "./types/caller.js";
 import "./types/events.js";
 import "./types/metrics.js";
 import "./types/tree.js";

@@ -42,8 +42,9 @@ export interface ContinuationPlan {
 }
 
 /**
- * The conflict a continuation reports: line `line` of the given lines
- * (1-based, among the entry lines) is not what the session holds there.
+ * The conflict a continuation reports: line `line` of the text given (its
+ * physical line, the header being line 1 of a whole file) is not what the
+ * session holds there.
  */
 export function divergedAt(line: number, given: Entry, stored: Entry | undefined): SessionError {
 	const held = stored ? `the session holds a ${stored.type} entry ${JSON.stringify(stored.id)} there` : "";
@@ -94,6 +95,8 @@ export function planContinuation(
 	known: (id: string) => KnownNode | undefined,
 	clock: ContinuationClock,
 	author: string | null,
+	/** The line of the given text `lines[0]` is on (2 in a whole file, after its header). */
+	firstLine = 1,
 ): ContinuationPlan {
 	const lossless = lines.some((line) => !isNode(line));
 	const lastNodeBefore = after && isNode(after.entry) ? after.entry.id : null;
@@ -108,7 +111,7 @@ export function planContinuation(
 	for (let i = 0; i < shared; i++) {
 		const given = lines[i] as Entry;
 		if (canonicalJson(given) !== canonicalJson(expected.entries[i]))
-			throw divergedAt(i + 1, given, expected.entries[i]);
+			throw divergedAt(firstLine + i, given, expected.entries[i]);
 	}
 	// The anchor is the file's line, not yet the session's: stored with the new ones when the file has it.
 	const heldCount = expected.anchored ? expected.entries.length - 1 : expected.entries.length;
@@ -132,7 +135,7 @@ export function planContinuation(
 	};
 	for (let i = heldCount; i < lines.length; i++) {
 		const line = lines[i] as Entry;
-		const at = `line ${i + 1}`;
+		const at = `line ${firstLine + i}`;
 		if (lookup(line.id))
 			throw new SessionError(
 				"ALREADY_EXISTS",

@@ -143,6 +143,8 @@ export async function continueIn(
 		},
 		systemClock,
 		author,
+		// A whole file's first entry is on its second line, after the header.
+		request.kind === "file" ? 2 : 1,
 	);
 	if (plan.rows.length === 0) return { rows: [], session, held: plan.held, appended: 0 };
 	let name = session.name;

@@ -72,6 +72,12 @@ const WRONG: Case[] = [
 		says: "src/main.ts (the server process) may not import src/cli",
 	},
 	{ file: "src/cli/wrong.ts", from: "../main.js", says: "src/cli may not import main.ts" },
+	{ file: "src/follow/wrong.ts", from: "../store/store.js", says: "src/follow may import only src/session" },
+	{
+		file: "src/follow/wrong-config.ts",
+		from: "../config.js",
+		says: "src/follow may import only src/session",
+	},
 	{ file: "src/config.ts", from: "./events/live.js", says: "src/config.ts may import only" },
 	{ file: "src/logger.ts", from: "./session/errors.js", says: "src/logger.ts imports nothing of ours" },
 ];
@@ -93,6 +99,9 @@ const RIGHT: Case[] = [
 	{ file: "src/app/right.ts", from: "../config.js" },
 	{ file: "src/app/right-graphql.ts", from: "../graphql/errors.js" },
 	{ file: "src/cli/right.ts", from: "../store/open.js" },
+	{ file: "src/cli/right-follow.ts", from: "../follow/follower.js" },
+	{ file: "src/follow/right.ts", from: "./sink.js" },
+	{ file: "src/follow/right-package.ts", from: "chokidar" },
 ];
 
 /** `file` → the noRestrictedImports messages Biome reported for it. */

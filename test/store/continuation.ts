@@ -218,7 +218,7 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 				"ALREADY_EXISTS",
 				"jsonl",
 			);
-			expect(error.message).toMatch(/^line 2: the file no longer matches the stored session/);
+			expect(error.message).toMatch(/^line 3: the file no longer matches the stored session/);
 			// Written to through the API, then pi wrote on: pi's line is where they part.
 			await s.appendEntry(ws, sessionId, { type: "message", message: piUser("from the API") });
 			writer.appendMessage(piUser("u3"));

@@ -55,6 +55,8 @@ export interface StartOptions extends ServiceOptions {
 	headers?: Record<string, string>;
 	/** Listen on this port (default: any free one), e.g. a restarted server on its predecessor's port. */
 	port?: number;
+	/** Use this PGlite directory instead of a fresh one (it is not removed on close): a restart keeps its data. */
+	pgliteDir?: string;
 }
 
 export async function startTestServer(backend: BackendName, options: StartOptions = {}): Promise<TestServer> {
@@ -70,8 +72,8 @@ export async function startTestServer(backend: BackendName, options: StartOption
 		}
 		config = { backend: "postgres", url: databaseUrl };
 	} else if (backend === "pglite") {
-		const dir = freshPgliteDirectory("session-tree-api-");
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = options.pgliteDir ?? freshPgliteDirectory("session-tree-api-");
+		if (!options.pgliteDir) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 		config = { backend: "pglite", dataDir: dir };
 	} else {
 		config = { backend: "memory" };
