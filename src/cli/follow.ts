@@ -159,11 +159,13 @@ function reporter(out: NodeJS.WriteStream, stats: () => FollowStats) {
 					return;
 				case "sent":
 					retried.delete(event.path);
-					if (event.answer.created || event.answer.appended > 0)
+					if (event.answer.created || event.answer.appended > 0 || event.answer.held > 0) {
+						// Lines the service held already: sent again after a restart, or by another follower.
+						const held = event.answer.held > 0 ? `, ${event.answer.held} already held` : "";
 						line(
-							`${event.answer.created ? "new" : "sent"} ${event.path}: ${event.answer.appended} lines (session ${event.answer.sessionId}, ${event.answer.lastSeq} entries)`,
+							`${event.answer.created ? "new" : "sent"} ${event.path}: ${event.answer.appended} lines${held} (session ${event.answer.sessionId}, ${event.answer.lastSeq} entries)`,
 						);
-					else if (live) line("");
+					}
 					return;
 				case "resync":
 					line(`resending ${event.path}: ${event.reason}`);

@@ -55,19 +55,26 @@ export async function watchActivity(server: TestServer, token: string): Promise<
 			...init,
 			headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
 		});
-	const stream = connect(authorized, server.url, {
+	const body = {
 		query: "subscription { sessionActivity { kind seq session { sessionId } entry { entryId } } }",
-	});
+	};
 	const seen: ActivityWatch["seen"] = [];
 	let waiters: Array<() => void> = [];
 	let closed = false;
+	let stream = connect(authorized, server.url, body);
+	let lastEventId: string | undefined;
 	const reading = (async () => {
 		while (!closed) {
-			const event = await stream.next(600_000).catch((error: Error) => {
-				if (!closed) throw error;
-				return null;
-			});
-			if (!event) return;
+			const event = await stream.next(600_000).catch(() => null);
+			if (closed) return;
+			if (!event) {
+				// The server went away (a restart): resume after the last event seen, as an EventSource does.
+				await stream.close();
+				await new Promise((resolve) => setTimeout(resolve, 100));
+				stream = connect(authorized, server.url, body, lastEventId);
+				continue;
+			}
+			lastEventId = event.lastEventId;
 			const activity = event.data.data?.sessionActivity as
 				| { kind: string; seq: number; session: { sessionId: string }; entry: { entryId: string } | null }
 				| undefined;
