@@ -31,7 +31,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
-import { SessionError } from "../session/errors.js";
+import { invalidInput, SessionError } from "../session/errors.js";
 import { kindOf } from "../session/kinds.js";
 import type { CommitNotice } from "../store/commits.js";
 import type { ActivityRecord, SessionRecord, SessionStore } from "../store/store.js";
@@ -505,7 +505,12 @@ export interface ActivitySubscription {
 	afterCursor?: string | null;
 	/** Only these sessions' events. */
 	sessionIds?: readonly string[] | null;
+	/** Without afterCursor: begin with the events of the workspace's last `last` writes, then go on live. */
+	last?: number | null;
 }
+
+/** The most writes a feed may begin with (`last`). */
+export const MAX_RECENT_WRITES = 100;
 
 export class ActivityFanOut {
 	private readonly feeds = new Map<string, WorkspaceFeed>();
@@ -540,7 +545,9 @@ export class ActivityFanOut {
 		request: ActivitySubscription = {},
 	): Promise<AsyncIterableIterator<ActivityEvent>> {
 		const from =
-			request.afterCursor == null ? undefined : parseFeedCursor(request.afterCursor, "afterCursor");
+			request.afterCursor == null
+				? await this.recentStart(ws, request.last)
+				: parseFeedCursor(request.afterCursor, "afterCursor");
 		let feed = this.feeds.get(ws);
 		if (!feed) {
 			feed = new WorkspaceFeed(ws, this.options);
@@ -559,7 +566,8 @@ export class ActivityFanOut {
 		const only = request.sessionIds ? new Set(request.sessionIds) : null;
 		const stream = new ActivityStream(
 			ws,
-			from ?? owner.position,
+			// null: from the log's start (a feed of recent writes, when there are no more than it asked for).
+			from === undefined ? owner.position : from,
 			from !== undefined,
 			only,
 			this.options,
@@ -571,6 +579,25 @@ export class ActivityFanOut {
 		);
 		owner.streams.add(stream);
 		return stream;
+	}
+
+	/**
+	 * Where a feed that begins with the last `last` writes starts: after the
+	 * write before them (null: the log's start, when there are no more than
+	 * that); undefined without `last` (from now on). Events committed after
+	 * the read come after these, live, so nothing is missed between the two.
+	 */
+	private async recentStart(
+		ws: string,
+		last: number | null | undefined,
+	): Promise<FeedPosition | null | undefined> {
+		if (last === null || last === undefined) return undefined;
+		if (!Number.isInteger(last) || last < 0 || last > MAX_RECENT_WRITES)
+			throw invalidInput("last", `must be an integer from 0 to ${MAX_RECENT_WRITES}`);
+		if (last === 0) return undefined;
+		const records = await this.options.store.activity(ws, { latest: true, limit: last + 1 });
+		const before = records.length > last ? records[0] : undefined;
+		return before ? recordEnd(before.cursor) : null;
 	}
 
 	private dropIfIdle(feed: WorkspaceFeed): void {

@@ -378,19 +378,30 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	}
 
 	async activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]> {
-		const after = query.after == null ? 0 : Number(parseActivityCursor(query.after).xid);
-		const found: ActivityRecord[] = [];
-		for (let i = after; i < this.db.activity.length && found.length < query.limit; i++) {
+		const record = (i: number): ActivityRecord | null => {
 			const write = this.db.activity[i];
-			if (write?.ws !== ws) continue;
+			if (write?.ws !== ws) return null;
 			const { sessionId, key, fromSeq, toSeq, created } = write;
-			found.push({
+			return {
 				cursor: activityCursor({ xid: String(i + 1), key, toSeq }),
 				sessionId,
 				fromSeq,
 				toSeq,
 				created,
-			});
+			};
+		};
+		const found: ActivityRecord[] = [];
+		if (query.latest) {
+			for (let i = this.db.activity.length - 1; i >= 0 && found.length < query.limit; i--) {
+				const r = record(i);
+				if (r) found.unshift(r);
+			}
+			return found;
+		}
+		const after = query.after == null ? 0 : Number(parseActivityCursor(query.after).xid);
+		for (let i = after; i < this.db.activity.length && found.length < query.limit; i++) {
+			const r = record(i);
+			if (r) found.push(r);
 		}
 		return found;
 	}

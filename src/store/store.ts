@@ -191,6 +191,8 @@ export interface ActivityQuery {
 	/** A cursor of an earlier record; default: from the start of the log. */
 	after?: string | null;
 	limit: number;
+	/** The last `limit` records readable now instead (in log order): where a feed of recent activity starts. */
+	latest?: boolean;
 }
 
 export interface SessionStore {

@@ -45,7 +45,7 @@ function setup(resultItems = 1000) {
 		if (!(Symbol.asyncIterator in result)) throw new Error(`not a stream: ${JSON.stringify(result)}`);
 		return result as AsyncGenerator<ExecutionResult>;
 	};
-	return { bus, store, live, open };
+	return { bus, store, live, open, context };
 }
 
 describe("subscription fields", () => {
@@ -143,5 +143,33 @@ describe("subscription fields", () => {
 			{ entryAppended: { entry: { __typename: "OtherEntry", type: "OTHER", typeName: "checkpoint" } } },
 		]);
 		await stream.return(undefined);
+	});
+
+	it("sessionActivity(last:) begins with the last writes' events, then goes on live; more than 100 is refused", async () => {
+		const { store, open, context } = setup();
+		await store.createSession(WS_ID, { sessionId: "s" });
+		for (const id of ["a", "b", "c", "d"]) await store.appendEntry(WS_ID, "s", user(id));
+		const stream = await open(`subscription { sessionActivity(last: 2) { kind seq } }`);
+		const next = async () => (await within(5_000, "an activity event", stream.next())).value?.data;
+		expect([await next(), await next()]).toEqual([
+			{ sessionActivity: { kind: "APPENDED", seq: 3 } },
+			{ sessionActivity: { kind: "APPENDED", seq: 4 } },
+		]);
+		const live = next();
+		await store.appendEntry(WS_ID, "s", user("e"));
+		expect(await live).toEqual({ sessionActivity: { kind: "APPENDED", seq: 5 } });
+		await stream.return(undefined);
+		// Asked for more writes than there are: all of them, the creation first.
+		const all = await open(`subscription { sessionActivity(last: 50) { kind seq } }`);
+		expect((await within(5_000, "the first event", all.next())).value?.data).toEqual({
+			sessionActivity: { kind: "CREATED", seq: 0 },
+		});
+		await all.return(undefined);
+		const refused = await subscribe({
+			schema,
+			document: parse(`subscription { sessionActivity(last: 101) { seq } }`),
+			contextValue: context,
+		});
+		expect(JSON.stringify(refused)).toContain("last: must be an integer from 0 to 100");
 	});
 });

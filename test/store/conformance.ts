@@ -1308,6 +1308,12 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 				page = await store().activity(ws, { after: page.at(-1)?.cursor ?? null, limit: 2 });
 			}
 			expect(paged).toEqual(all);
+			// The latest records, in log order (where a feed of recent activity starts), and all when fewer.
+			expect(await store().activity(ws, { latest: true, limit: 3 })).toEqual(all.slice(-3));
+			expect(await store().activity(ws, { latest: true, limit: 100 })).toEqual(all);
+			expect(shape(await store().activity(other, { latest: true, limit: 5 }))).toEqual([
+				["elsewhere", 1, 0, true],
+			]);
 			expect(shape(await store().activity(other, { limit: 100 }))).toEqual([["elsewhere", 1, 0, true]]);
 			// Now is after every record read so far: reading after it finds nothing yet.
 			expect(await store().activity(ws, { after: await store().activityNow(), limit: 100 })).toEqual([]);

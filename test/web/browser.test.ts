@@ -6,8 +6,13 @@
  * and nothing twice. Every wait is a condition with a bound; screenshots go
  * to test/web/artifacts/ (ignored by git).
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Follower } from "../../src/follow/follower.js";
+import { Positions } from "../../src/follow/positions.js";
+import { remoteSink } from "../../src/follow/remote.js";
 import { DEFAULT_WORKSPACE } from "../../src/store/store.js";
 import {
 	type Browser,
@@ -18,6 +23,8 @@ import {
 	type WebSocketRoute,
 } from "../../web/e2e/browser.js";
 import { assistantMessage, branchyJsonl, ok, uniqueId, userMessage } from "../graphql/http.js";
+import { SessionManager } from "../support/pi-oracle.js";
+import { piAssistant, piUsage, piUser } from "../support/pi-sessions.js";
 import type { TestServer } from "../support/server.js";
 import { ensureWebBuild, startWebTestServer, type WebTestServer } from "./support.js";
 
@@ -362,6 +369,47 @@ describe.skipIf(!chromiumPath)("web app in Chromium", () => {
 			await expect.poll(async () => (await rowIds(page)).length, SOON).toBe(expected.length);
 			expect(await rowIds(page)).toEqual(expect.arrayContaining(expected));
 			await page.close();
+		}
+	});
+
+	it("a pi session being followed: its page shows pi's lines and its going back as pi writes them, the list marks it live, a dashboard opened after opens with it", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "web-follow-"));
+		const pi = SessionManager.create("/work/followed", join(dir, "sessions"));
+		const u1 = pi.appendMessage(piUser("followed question"));
+		pi.appendMessage(piAssistant("followed answer", piUsage(1, 1, 0, 0, 0)));
+		const sessionId = pi.getSessionId();
+		const follower = new Follower({
+			paths: [join(dir, "sessions")],
+			sink: remoteSink({ url: server.api.url }),
+			positions: await Positions.open(join(dir, "positions.json"), server.api.url),
+		});
+		try {
+			await follower.start();
+			await follower.idle();
+			const page = await openSession(sessionId);
+			await page.locator(".connection-live").waitFor(WAIT);
+			const SOON = { timeout: 1_000 };
+			const next = pi.appendMessage(piUser("written by pi just now"));
+			await row(page, next).waitFor(SOON);
+			expect(await row(page, next).getAttribute("data-leaf")).toBe("true");
+			// pi goes back to its first question and asks again: the leaf moves there, the old answer stays.
+			pi.branch(u1);
+			const again = pi.appendMessage(piAssistant("answered again", piUsage(1, 1, 0, 0, 0)));
+			await row(page, again).waitFor(SOON);
+			await expect.poll(() => row(page, again).getAttribute("data-leaf"), SOON).toBe("true");
+			expect(await row(page, next).getAttribute("data-active-path")).toBeNull();
+
+			await page.goto(`${server.origin}/`);
+			await page.locator(`tr[data-session-id="${sessionId}"] [data-testid="session-live"]`).waitFor(WAIT);
+			await page.goto(`${server.origin}/dashboard`);
+			// Opened after the writes: the feed shows them at once, not "waiting".
+			await expect
+				.poll(() => page.getByTestId("activity-feed").textContent(), WAIT)
+				.toContain("answered again");
+			await page.close();
+		} finally {
+			await follower.stop();
+			rmSync(dir, { recursive: true, force: true });
 		}
 	});
 

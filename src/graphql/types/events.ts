@@ -6,6 +6,7 @@
  * workspace's activity log for dashboards, resumable the same way with the
  * cursor of the last event seen.
  */
+import { MAX_RECENT_WRITES } from "../../events/activity.js";
 import type { ActivityEvent } from "../../events/live.js";
 import type { StoredEntry } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
@@ -230,13 +231,17 @@ builder.subscriptionFields((t) => ({
 					"Resume after this event's cursor; default: only activity from now on. Over SSE, a Last-Event-ID header (an event's id: its cursor) resumes after that event when it is later.",
 			}),
 			sessionIds: t.arg.stringList({ description: "Only these sessions' activity; default: every session." }),
+			last: t.arg.int({
+				description: `Without afterCursor (and Last-Event-ID): begin with the events of the workspace's last \`last\` writes (at most ${MAX_RECENT_WRITES}), then go on live, so a feed opens with what happened recently.`,
+			}),
 		},
-		subscribe: async (_, { afterCursor, sessionIds }, context) => {
+		subscribe: async (_, { afterCursor, sessionIds, last }, context) => {
 			const { live, workspaceId } = context;
 			const from = resumeCursor(afterCursor, context);
 			const events = await live.activityEvents(workspaceId, {
 				afterCursor: from ?? null,
 				sessionIds: sessionIds ?? null,
+				last: last ?? null,
 			});
 			return identified(guarded(events), context, (a) => a.position.cursor);
 		},

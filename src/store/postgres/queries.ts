@@ -386,15 +386,18 @@ export interface ActivityRow {
  * because an older transaction is still open can only come after what is
  * returned (./schema.ts activityLog).
  */
-export function activityRows(
+export async function activityRows(
 	db: Db,
 	ws: string,
 	after: { xid: string; key: number; toSeq: number } | null,
 	limit: number,
+	latest = false,
 ): Promise<ActivityRow[]> {
 	const { activityLog } = schema;
 	const order = sql`(${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq})`;
-	return executeRows<ActivityRow>(
+	// The latest: the same records read from the log's readable end backwards, given back in log order.
+	const direction = latest ? sql`desc` : sql``;
+	const rows = await executeRows<ActivityRow>(
 		db,
 		sql`select ${sessions.id} as "sessionId", ${activityLog.xid}::text as xid, ${activityLog.sessionKey} as key,
 				${activityLog.fromSeq} as "fromSeq", ${activityLog.toSeq} as "toSeq", ${activityLog.created} as created
@@ -402,7 +405,8 @@ export function activityRows(
 			where ${sessions.workspaceId} = ${ws}
 				and ${activityLog.xid} < pg_snapshot_xmin(pg_current_snapshot())
 				${after ? sql`and ${order} > (${after.xid}::xid8, ${after.key}::integer, ${after.toSeq}::integer)` : sql``}
-			order by ${activityLog.xid}, ${activityLog.sessionKey}, ${activityLog.toSeq}
+			order by ${activityLog.xid} ${direction}, ${activityLog.sessionKey} ${direction}, ${activityLog.toSeq} ${direction}
 			limit ${limit}`,
 	);
+	return latest ? rows.reverse() : rows;
 }

@@ -562,7 +562,13 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]> {
 		const after = query.after == null ? null : parseActivityCursor(query.after);
-		const rows = await activityRows(this.db, ws, after, query.limit);
+		const rows = await activityRows(
+			this.db,
+			ws,
+			query.latest ? null : after,
+			query.limit,
+			query.latest === true,
+		);
 		return rows.map(({ sessionId, xid, key, fromSeq, toSeq, created }) => ({
 			cursor: activityCursor({ xid, key: Number(key), toSeq: Number(toSeq) }),
 			sessionId,

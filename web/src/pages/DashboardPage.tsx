@@ -1,7 +1,8 @@
 /**
  * Workspace activity from the metrics API, each chart a `metricsUpdated`
  * subscription (the answer now, then a fresh one when commits change it, at
- * most once a second), and the live activity feed, which resumes after a
+ * most once a second), and the live activity feed, which opens with the
+ * events of the workspace's last 20 writes (`last`) and resumes after a
  * reconnect from the last event it showed (`afterCursor`).
  */
 import { useState } from "react";
@@ -39,7 +40,7 @@ const Metrics = graphql(`
 
 const Activity = graphql(`
 	subscription DashboardActivity($afterCursor: String) {
-		sessionActivity(afterCursor: $afterCursor) {
+		sessionActivity(afterCursor: $afterCursor, last: 20) {
 			cursor
 			kind
 			seq

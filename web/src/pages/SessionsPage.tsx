@@ -109,6 +109,19 @@ const COST_QUERY: MetricsQuery = {
 	limit: 10_000,
 };
 
+/** A session written to this recently is marked live (a pi session being followed, an agent at work). */
+const LIVE_MS = 2 * 60_000;
+
+/** The time now, ticking every `ms` (so live marks expire without an event). */
+function useNow(ms: number): number {
+	const [now, setNow] = useState(() => Date.now());
+	useEffect(() => {
+		const timer = setInterval(() => setNow(Date.now()), ms);
+		return () => clearInterval(timer);
+	}, [ms]);
+	return now;
+}
+
 /** The list shows this many sessions (newest activity first); the filter covers those. */
 const LIST_SIZE = 200;
 /** A page of the server's order (cost, tokens, entries). */
@@ -162,6 +175,7 @@ export function SessionsPage() {
 	const urql = useClient();
 	const serverOrder = SERVER_ORDER[sort];
 	const [ranked, setRanked] = useState<Ranked>();
+	const now = useNow(10_000);
 
 	/** Reads the next page of the server's order (the first when `from` is null) into the list. */
 	const readRanked = useCallback(
@@ -314,6 +328,15 @@ export function SessionsPage() {
 							<td>
 								<Link to={`/sessions/${encodeURIComponent(row.sessionId)}`}>{row.name || row.sessionId}</Link>
 								{row.name ? <span className="muted small"> {row.sessionId}</span> : null}
+								{now - Date.parse(row.updatedAt) < LIVE_MS ? (
+									<span
+										className="live-badge"
+										data-testid="session-live"
+										title="written to in the last two minutes"
+									>
+										live
+									</span>
+								) : null}
 							</td>
 							<td className="muted">{row.cwd}</td>
 							<td>
