@@ -190,6 +190,19 @@ export function isolationSuite(backend: BackendName) {
 			});
 			expect(all.metrics.rows.map((r) => r.sessionId)).not.toContain(secret);
 		},
+		me: async () => {
+			const q = "{ me { workspaceId subject scopes } }";
+			expect((await okAs<{ me: unknown }>(alice, q)).me).toEqual({
+				workspaceId: "team-a",
+				subject: "alice",
+				scopes: ["read", "write"],
+			});
+			expect((await okAs<{ me: unknown }>(aliceReader, q)).me).toEqual({
+				workspaceId: "team-a",
+				subject: "reader",
+				scopes: ["read"],
+			});
+		},
 		search: async () => {
 			const word = uniqueId("zeppelin").replaceAll("-", "");
 			await okAs(
@@ -296,6 +309,36 @@ export function isolationSuite(backend: BackendName) {
 			expect((await as(bob, `{ session(sessionId: "${sessionId}") { sessionId } }`)).data).toEqual({
 				session: null,
 			});
+		},
+		continueSession: async () => {
+			// Lines after B's entry, under B's session id: as for a session that exists nowhere.
+			const line = JSON.stringify({
+				type: "message",
+				id: "a-line",
+				parentId: "b2",
+				timestamp: "2026-11-20T10:00:00.000Z",
+				message: userMessage("from A"),
+			});
+			const response = await sameAsNowhere(
+				() => "mutation ($input: ContinueSessionInput!) { continueSession(input: $input) { appended } }",
+				(id) => ({ input: { sessionId: id, afterEntryId: "b2", jsonl: `${line}\n` } }),
+			);
+			expect(response.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+			// A whole file B continued into its workspace is a new session in A's: B's is not found again.
+			const file = chainJsonl(uniqueId("followed-file"), 2);
+			await okAs(
+				bob,
+				"mutation ($jsonl: String!) { continueSession(input: { jsonl: $jsonl }) { created } }",
+				{
+					jsonl: file,
+				},
+			);
+			const data = await okAs<{ continueSession: { created: boolean; session: { lastSeq: number } } }>(
+				alice,
+				"mutation ($jsonl: String!) { continueSession(input: { jsonl: $jsonl }) { created session { lastSeq } } }",
+				{ jsonl: file },
+			);
+			expect(data.continueSession).toEqual({ created: true, session: { lastSeq: 2 } });
 		},
 		importSessionFile: async () => {
 			// The file B imported is new in A's workspace: created, not B's session found again.
