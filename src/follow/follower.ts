@@ -71,6 +71,14 @@ export interface FollowerOptions {
 const BATCH_LINES = 1000;
 const BATCH_BYTES = 4 * 1024 * 1024;
 const POLLING_MS = 1000;
+/**
+ * Files synced at once. More is slower to viewers, not faster: each sync is
+ * a write, and concurrent writes hold the workspace's activity feed back
+ * until the older ones end (store/postgres/queries.ts activityRows). With 20
+ * sessions at 5 lines/s each, pi's write to a subscriber's receipt took p99
+ * 240 ms at 4 and 650-740 ms at 8 (bench/follow.ts).
+ */
+const CONCURRENCY = 4;
 
 type FileState = "pending" | "current" | "conflict" | "failed";
 
@@ -297,7 +305,7 @@ export class Follower {
 	}
 
 	private slot(): Promise<void> {
-		if (this.active < (this.options.concurrency ?? 8)) {
+		if (this.active < (this.options.concurrency ?? CONCURRENCY)) {
 			this.active++;
 			return Promise.resolve();
 		}

@@ -631,16 +631,17 @@ export class PgStore extends TreeWrites implements SessionStore {
 			// Another writer may have stored the file first: then it is continued like any other.
 			if (imported.created) return { ...imported, appended: request.file.rows.length, held: 0 };
 		}
-		const outcome = await this.writes.locked(ws, request.sessionId, (tx) =>
+		const outcome = await this.writes.planned(ws, request.sessionId, (writer, db, upToSeq) =>
 			continueIn(
 				{
-					...this.writes.lockedWriter(tx, ws, request.sessionId),
+					...writer,
+					// The entry and the log after it, as far as the writer's view of the session goes.
 					readAfter: async (afterId) => {
-						const [after] = afterId === null ? [] : await entryRows(tx, ws, request.sessionId, [afterId]);
-						if (afterId !== null && !after) return undefined;
-						const rows = await entryLogRows(tx, ws, request.sessionId, {
+						const [after] = afterId === null ? [] : await entryRows(db, ws, request.sessionId, [afterId]);
+						if (afterId !== null && (!after || Number(after.seq) > upToSeq())) return undefined;
+						const rows = await entryLogRows(db, ws, request.sessionId, {
 							afterSeq: after ? Number(after.seq) : 0,
-							beforeSeq: undefined,
+							beforeSeq: upToSeq() + 1,
 							types: undefined,
 							limit: undefined,
 							fromEnd: false,

@@ -134,19 +134,41 @@ export class PgWrites {
 	}
 
 	/**
-	 * A write planned inside the transaction that holds the session row's lock
-	 * (a continuation, which reads the log before it plans), in the session's
-	 * turn, announced like every tree write.
+	 * A write that reads more than the snapshot of a tree write before it
+	 * plans (a continuation reads the log after an entry), run like one (see
+	 * the header): `plan` reads through a writer on a snapshot of the session
+	 * row, whose reads see only entries up to its `lastSeq`, and its commit is
+	 * the conditional one; after OPTIMISTIC_ATTEMPTS lost races, `plan` runs
+	 * with a writer in the transaction that holds the row's lock. In the
+	 * session's turn, announced like every tree write. No transaction is held
+	 * open across the reads: one kept open by many followers at once held the
+	 * workspace's activity feed back (store/postgres/queries.ts activityRows).
 	 */
-	async locked<T extends WriteOutcome>(
+	async planned<T extends WriteOutcome>(
 		ws: string,
 		sessionId: string,
-		plan: (tx: Db) => Promise<T>,
+		plan: (writer: SessionWriter, db: Db, upToSeq: () => number) => Promise<T>,
 	): Promise<T> {
 		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
 		const key = JSON.stringify([ws, sessionId]);
 		const outcome = await this.turns.run(key, async () => {
-			const result = await this.db.transaction((tx) => plan(tx));
+			const attempts = this.options.optimisticAttempts ?? OPTIMISTIC_ATTEMPTS;
+			for (let attempt = 0; attempt < attempts; attempt++) {
+				const result = await this.plannedOnSnapshot(ws, sessionId, plan);
+				if (result) {
+					this.remember(key, result.session);
+					return result;
+				}
+			}
+			const result = await this.db.transaction((tx) => {
+				let locked: SessionRecord | null = null;
+				const writer = this.lockedWriter(tx, ws, sessionId);
+				const lockSession = async () => {
+					locked = await writer.lockSession();
+					return locked;
+				};
+				return plan({ ...writer, lockSession }, tx, () => locked?.lastSeq ?? 0);
+			});
 			this.remember(key, result.session);
 			return result;
 		});
@@ -154,6 +176,39 @@ export class PgWrites {
 		this.announced(notice);
 		if (notice) this.notifier?.queue(notice);
 		return outcome;
+	}
+
+	/** `plan` on a snapshot of the session row, with the conditional commit; null when another write came first. */
+	private async plannedOnSnapshot<T extends WriteOutcome>(
+		ws: string,
+		sessionId: string,
+		plan: (writer: SessionWriter, db: Db, upToSeq: () => number) => Promise<T>,
+	): Promise<T | null> {
+		let snapshot: SessionRecord | null = null;
+		let applied = true;
+		const writer: SessionWriter = {
+			lockSession: async () => {
+				const row = await sessionRow(this.db, ws, sessionId, null);
+				snapshot = row ? toRecord(row) : null;
+				return snapshot;
+			},
+			// Only what the snapshot holds: an entry written after it is not there yet.
+			findEntries: async (ids) => {
+				const limit = snapshot?.lastSeq ?? 0;
+				if (ids.length === 0) return new Map<string, StoredEntry>();
+				const rows = await entryRows(this.db, ws, sessionId, ids);
+				return new Map(rows.filter((r) => Number(r.seq) <= limit).map((r) => [r.id, toStored(r, sessionId)]));
+			},
+			commit: async (rows, next) => {
+				const [result] = await this.commitPlan.run(
+					this.db,
+					conditionalAppendValues(ws, sessionId, snapshot?.lastSeq ?? 0, rows, next),
+				);
+				applied = Number(result?.applied ?? 0) === 1;
+			},
+		};
+		const result = await plan(writer, this.db, () => snapshot?.lastSeq ?? 0);
+		return applied ? result : null;
 	}
 
 	/** The write primitives of `tx` on one session: lockSession takes its row's lock. */
