@@ -4,7 +4,7 @@
  * directories (recursively, `*.jsonl`) with the operating system's file
  * notifications (chokidar; polling where those fail, or when asked), and for
  * every file that changes sends its new complete lines to a sink
- * (./sink.ts): the whole file the first time (the service imports it, or
+ * (./sink.ts, by ./send.ts): the whole file the first time (the service imports it, or
  * compares it with what it holds), then the lines after the last one sent.
  *
  * Invariants:
@@ -18,36 +18,12 @@
  *   session) or a refused file is reported and the others go on; an
  *   unavailable service is retried with backoff, never skipped.
  */
-import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
-import { type CompleteLine, completeLines, headerVersion, idOf, readBytes } from "./lines.js";
-import { type FilePosition, lineHash, type Positions } from "./positions.js";
-import { type ContinueAnswer, FollowError, type Sink } from "./sink.js";
-
-/** What a follower reports: one event per thing that happened. */
-export type FollowEvent =
-	| { kind: "watching"; backend: "native" | "polling"; paths: readonly string[] }
-	| { kind: "ready"; files: number }
-	| { kind: "sent"; path: string; answer: ContinueAnswer }
-	| { kind: "resync"; path: string; reason: string }
-	/** The file ends in a line pi has not finished writing: it is sent when its newline is. */
-	| { kind: "partial"; path: string; bytes: number }
-	| { kind: "conflict"; path: string; line: number | undefined; message: string }
-	| { kind: "failed"; path: string; message: string }
-	| { kind: "retrying"; path: string; message: string; inMs: number }
-	| { kind: "denied"; message: string };
-
-export interface FollowStats {
-	/** Session files seen. */
-	files: number;
-	/** Files whose every complete line the service holds. */
-	upToDate: number;
-	/** Lines the service stored from this follower. */
-	linesSent: number;
-	conflicts: number;
-	failed: number;
-}
+import type { FollowEvent, FollowStats } from "./events.js";
+import type { Positions } from "./positions.js";
+import { FileSender } from "./send.js";
+import { FollowError, type Sink } from "./sink.js";
 
 export interface FollowerOptions {
 	paths: readonly string[];
@@ -56,7 +32,7 @@ export interface FollowerOptions {
 	onEvent?: (event: FollowEvent) => void;
 	/** Stat-based polling instead of notifications (network filesystems). */
 	polling?: boolean;
-	/** Lines and bytes per request at most. */
+	/** Lines and bytes per request at most (./send.ts). */
 	batchLines?: number;
 	batchBytes?: number;
 	/** Retries of an unavailable service wait between these (doubling). */
@@ -68,15 +44,12 @@ export interface FollowerOptions {
 	concurrency?: number;
 }
 
-const BATCH_LINES = 1000;
-const BATCH_BYTES = 4 * 1024 * 1024;
 const POLLING_MS = 1000;
 /**
  * Files synced at once. More is slower to viewers, not faster: each sync is
  * a write, and concurrent writes hold the workspace's activity feed back
- * until the older ones end (store/postgres/queries.ts activityRows). With 20
- * sessions at 5 lines/s each, pi's write to a subscriber's receipt took p99
- * 240 ms at 4 and 650-740 ms at 8 (bench/follow.ts).
+ * until the older ones end (store/postgres/queries.ts activityRows), so
+ * bench:follow's p99 from pi's write to a subscriber grows past 4.
  */
 const CONCURRENCY = 4;
 
@@ -110,8 +83,11 @@ export class Follower {
 		this.markStopped = resolve;
 	});
 
+	private readonly sender: FileSender;
+
 	constructor(private readonly options: FollowerOptions) {
 		this.backend = options.polling ? "polling" : "native";
+		this.sender = new FileSender({ ...options, emit: (event) => this.emit(event) });
 	}
 
 	/** Watches the paths; resolves when the initial scan is done (every file found is queued). */
@@ -193,6 +169,7 @@ export class Follower {
 	}
 
 	private emit(event: FollowEvent): void {
+		if (event.kind === "sent") this.linesSent += event.answer.appended;
 		this.options.onEvent?.(event);
 	}
 
@@ -248,7 +225,7 @@ export class Follower {
 	private async run(file: Tracked): Promise<void> {
 		await this.slot();
 		try {
-			await this.sync(file.path);
+			await this.sender.sync(file.path);
 			file.state = "current";
 			file.delay = 0;
 			file.failingSince = null;
@@ -329,151 +306,4 @@ export class Follower {
 		this.idleWaiters = [];
 		for (const resolve of waiters) resolve();
 	}
-
-	/** Sends what the service lacks of one file: from its position, or the whole file when it has none. */
-	private async sync(path: string): Promise<void> {
-		const size = (await stat(path)).size;
-		let position = this.options.positions.get(path);
-		if (position) {
-			const reason = await this.changedBefore(path, position, size);
-			if (reason) {
-				this.emit({ kind: "resync", path, reason });
-				position = undefined;
-			}
-		}
-		if (!position) return this.sendWhole(path, size);
-		if (size === position.offset) return;
-		const buffer = await readBytes(path, position.offset, size);
-		const lines = completeLines(buffer);
-		this.partial(path, buffer, lines);
-		await this.sendLines(path, position, lines, size);
-	}
-
-	/** Why a position no longer fits its file (it was rewritten or truncated), or null when it does. */
-	private async changedBefore(path: string, position: FilePosition, size: number): Promise<string | null> {
-		if (size < position.offset)
-			return `it is shorter (${size} bytes) than what was sent (${position.offset})`;
-		const last = await readBytes(path, position.offset - position.lastLineBytes, position.offset);
-		return lineHash(last) === position.lastLineHash ? null : "its lines before the last one sent changed";
-	}
-
-	/**
-	 * The whole file: its header and first lines in one request (the service
-	 * imports them, or compares them with what it holds), the rest by lines.
-	 * A file before version 3 has no ids to continue from: it is sent whole
-	 * every time.
-	 */
-	private async sendWhole(path: string, size: number): Promise<void> {
-		const buffer = await readBytes(path, 0, size);
-		const lines = completeLines(buffer);
-		this.partial(path, buffer, lines);
-		const header = lines[0];
-		if (!header) return; // pi has not finished its first line yet
-		const version = headerVersion(header);
-		if (version === null)
-			throw new FollowError("invalid", "not a pi session file: its first line is not a session header", 1);
-		const first = version < 3 ? lines : lines.slice(0, this.batchLength(lines, 1));
-		const answer = await this.send({ jsonl: textOf(first) }, 0);
-		this.advance(path, answer, null, first, version < 3);
-		const position = this.options.positions.get(path) as FilePosition;
-		if (first.length < lines.length) await this.sendLines(path, position, lines.slice(first.length), size);
-	}
-
-	/** Reports the bytes after the last complete line, if any: a line pi is still writing. */
-	private partial(path: string, buffer: Buffer, lines: readonly CompleteLine[]): void {
-		const complete = lines.reduce((n, line) => n + line.bytes.length, 0);
-		if (complete < buffer.length) this.emit({ kind: "partial", path, bytes: buffer.length - complete });
-	}
-
-	private async sendLines(
-		path: string,
-		start: FilePosition,
-		lines: CompleteLine[],
-		size: number,
-	): Promise<void> {
-		let position = start;
-		if (position.whole) return this.sendWhole(path, size);
-		for (let sent = 0; sent < lines.length; ) {
-			const batch = lines.slice(sent, sent + this.batchLength(lines.slice(sent), 0));
-			let answer: ContinueAnswer;
-			try {
-				answer = await this.send(
-					{ sessionId: position.sessionId, afterEntryId: position.lastEntryId, jsonl: textOf(batch) },
-					position.lines,
-				);
-			} catch (error) {
-				// The service lacks the session or the line the batch follows (a new database, a restore).
-				if (error instanceof FollowError && error.kind === "resync") {
-					this.emit({ kind: "resync", path, reason: error.message });
-					this.options.positions.delete(path);
-					return this.sendWhole(path, size);
-				}
-				throw error;
-			}
-			position = this.advance(path, answer, position, batch, false);
-			sent += batch.length;
-		}
-	}
-
-	/**
-	 * How many of `lines` go in one request: up to the batch's lines and
-	 * bytes past the `header` first ones (a whole file's header), and always
-	 * at least one line past those.
-	 */
-	private batchLength(lines: readonly CompleteLine[], header: number): number {
-		const maxLines = header + (this.options.batchLines ?? BATCH_LINES);
-		const maxBytes = this.options.batchBytes ?? BATCH_BYTES;
-		const least = Math.min(lines.length, header + 1);
-		let bytes = 0;
-		let count = 0;
-		while (count < lines.length && count < maxLines) {
-			bytes += (lines[count] as CompleteLine).bytes.length;
-			if (count >= least && bytes > maxBytes) break;
-			count++;
-		}
-		return count;
-	}
-
-	/** One request; a conflict or refusal names the file's line (the text starts after `before` lines). */
-	private async send(
-		request: Parameters<Sink["continueSession"]>[0],
-		before: number,
-	): Promise<ContinueAnswer> {
-		try {
-			return await this.options.sink.continueSession(request);
-		} catch (error) {
-			if (error instanceof FollowError && error.line !== undefined) {
-				const line = before + error.line;
-				throw new FollowError(error.kind, error.message.replace(/^line \d+/, `line ${line}`), line);
-			}
-			throw error;
-		}
-	}
-
-	/** The position after `lines` were stored, kept; the answer reported. */
-	private advance(
-		path: string,
-		answer: ContinueAnswer,
-		from: FilePosition | null,
-		lines: readonly CompleteLine[],
-		whole: boolean,
-	): FilePosition {
-		const last = lines[lines.length - 1] as CompleteLine;
-		const position: FilePosition = {
-			sessionId: answer.sessionId,
-			offset: (from?.offset ?? 0) + lines.reduce((n, line) => n + line.bytes.length, 0),
-			lines: (from?.lines ?? 0) + lines.length,
-			lastEntryId: idOf(last) ?? from?.lastEntryId ?? null,
-			lastLineHash: lineHash(last.bytes),
-			lastLineBytes: last.bytes.length,
-			...(whole ? { whole: true } : {}),
-		};
-		this.options.positions.set(path, position);
-		this.linesSent += answer.appended;
-		this.emit({ kind: "sent", path, answer });
-		return position;
-	}
 }
-
-const textOf = (lines: readonly CompleteLine[]): string =>
-	Buffer.concat(lines.map((line) => line.bytes)).toString("utf8");

@@ -13,7 +13,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FollowEvent, Follower } from "../../src/follow/follower.js";
+import type { FollowEvent } from "../../src/follow/events.js";
+import { Follower } from "../../src/follow/follower.js";
 import { Positions } from "../../src/follow/positions.js";
 import { remoteSink } from "../../src/follow/remote.js";
 import { within } from "../support/expect.js";
