@@ -18,7 +18,7 @@
 import { canonicalJson, requireNodeTarget, type SessionHead } from "./append.js";
 import { type Entry, isNode, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
-import { leafAnchor } from "./jsonl.js";
+import { leafAnchor } from "./export.js";
 
 /** What the plan needs to know of an entry outside the tail it was given (a parent, an id in use). */
 export interface KnownNode {

@@ -51,7 +51,7 @@ export function migratedEntryId(sessionId: string, index: number, taken: Readonl
 }
 
 /**
- * An export's leaf anchor's id (session/jsonl.ts): `leaf-` and 16 hex
+ * An export's leaf anchor's id (session/export.ts): `leaf-` and 16 hex
  * characters of SHA-256 over `seed`, the same every time, and of a form no
  * id pi or the service generates has (8 or 16 hex characters, UUIDs), so it
  * needs no look at the ids taken.

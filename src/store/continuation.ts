@@ -12,8 +12,8 @@ import { canonicalJson } from "../session/append.js";
 import { type ContinuationPlan, planContinuation } from "../session/continuation.js";
 import type { Entry, StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
+import { headerLine } from "../session/export.js";
 import {
-	headerLine,
 	type ParsedSessionFile,
 	parseEntryLines,
 	parseSessionFile,

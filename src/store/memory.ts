@@ -13,8 +13,9 @@ import {
 	type StoredEntry,
 	typeOrOther,
 } from "../session/entry.js";
+import { exportSessionFile } from "../session/export.js";
 import { planFork } from "../session/fork.js";
-import { exportSessionFile, parseSessionFile } from "../session/jsonl.js";
+import { parseSessionFile } from "../session/jsonl.js";
 import {
 	checkMetricsQuery,
 	type MetricsQuery,

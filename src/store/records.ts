@@ -4,14 +4,10 @@
  */
 import type { StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
+import { EXPORT_FORMATS, type ExportFormat, sameSessionFile } from "../session/export.js";
 import type { ForkPlan } from "../session/fork.js";
 import { newSessionId } from "../session/ids.js";
-import {
-	EXPORT_FORMATS,
-	type ExportFormat,
-	type ParsedSessionFile,
-	sameSessionFile,
-} from "../session/jsonl.js";
+import type { ParsedSessionFile } from "../session/jsonl.js";
 import { sessionNameOf } from "../session/tree.js";
 import { checkText, validateEntryId } from "../session/validate.js";
 import {
@@ -142,7 +138,7 @@ export function forkTargetId(newSessionIdInput: string | undefined): string {
 
 /**
  * The answer to an import whose session id is taken: the stored session when
- * it is the file's (session/jsonl.ts, sameSessionFile), else ALREADY_EXISTS.
+ * it is the file's (session/export.ts, sameSessionFile), else ALREADY_EXISTS.
  */
 export function reimported(
 	file: ParsedSessionFile,

@@ -6,7 +6,8 @@
  */
 
 import type { DraftEntry, EntryTypeOrOther, SessionContext, StoredEntry } from "../session/entry.js";
-import type { ExportFormat, SessionHeader } from "../session/jsonl.js";
+import type { ExportFormat } from "../session/export.js";
+import type { SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
 import type { Comparison } from "../session/tree-view.js";
@@ -316,7 +317,7 @@ export interface SessionStore {
 	 * with the log (nor with other workspaces' activity).
 	 */
 	activityNow(): Promise<string>;
-	/** The session as a pi file: by default the form pi's coding agent reads (session/jsonl.ts EXPORT_FORMATS). */
+	/** The session as a pi file: by default the form pi's coding agent reads (session/export.ts EXPORT_FORMATS). */
 	exportSession(ws: string, sessionId: string, options?: ExportOptions): Promise<string>;
 	forkSession(ws: string, sessionId: string, input?: ForkInput): Promise<SessionRecord>;
 

@@ -7,13 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../../src/session/entry.js";
 import { SessionError } from "../../src/session/errors.js";
-import {
-	formatSessionFile,
-	headerLine,
-	type ParsedSessionFile,
-	parseSessionFile,
-	type SessionHeader,
-} from "../../src/session/jsonl.js";
+import { formatSessionFile, headerLine } from "../../src/session/export.js";
+import { type ParsedSessionFile, parseSessionFile, type SessionHeader } from "../../src/session/jsonl.js";
 import { replayLeaf } from "../../src/session/tree.js";
 import { migrateSessionEntries, parseSessionEntries } from "../support/pi-oracle.js";
 

@@ -24,7 +24,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTRY_TYPES } from "../../src/session/entry.js";
 import { type ErrorCode, isSessionError } from "../../src/session/errors.js";
-import { EXPORT_FORMATS, parseSessionFile } from "../../src/session/jsonl.js";
+import { EXPORT_FORMATS } from "../../src/session/export.js";
+import { parseSessionFile } from "../../src/session/jsonl.js";
 import { configureInputLimits, type InputLimits, inputLimits } from "../../src/session/limits.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type {

@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry } from "../../src/session/entry.js";
-import { LEAF_ANCHOR_TYPE } from "../../src/session/jsonl.js";
+import { LEAF_ANCHOR_TYPE } from "../../src/session/export.js";
 import { readSessionStats } from "../../src/store/session-stats.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";

@@ -9,8 +9,9 @@ import type {
 	StoredEntry,
 } from "../../session/entry.js";
 import { isSessionError } from "../../session/errors.js";
+import { exportSessionFile } from "../../session/export.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
-import { exportSessionFile, type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import { type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { measureEntries } from "../../session/measures.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import {
