@@ -5,6 +5,7 @@ import { ENTRY_TYPE_NAMES } from "./refs.js";
 import "./types/node.js";
 import "./types/session-context.js";
 import "./types/entry.js";
+import "./types/entry-types.js";
 import "./types/entry-writes.js";
 import "./types/session.js";
 import "./types/continuation.js";
@@ -18,7 +19,7 @@ import "./types/presence.js";
 export const schema = builder.toSchema();
 
 // Entry.resolveType answers with these names: an entry kind (session/kinds.ts) without its
-// object type in types/entry.ts would otherwise fail only when such an entry is read.
+// object type in types/entry-types.ts would otherwise fail only when such an entry is read.
 for (const [type, name] of Object.entries(ENTRY_TYPE_NAMES)) {
 	if (!schema.getType(name)) throw new Error(`entry type ${type} has no GraphQL object type ${name}`);
 }

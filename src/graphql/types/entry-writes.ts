@@ -8,7 +8,8 @@ import { invalidInput } from "../../session/errors.js";
 import type { MoveLeafResult } from "../../store/store.js";
 import { builder } from "../builder.js";
 import { SessionRef } from "../refs.js";
-import { AppendEntryPayloadRef, BranchSummaryEntryRef, LeafEntryRef } from "./entry.js";
+import { AppendEntryPayloadRef } from "./entry.js";
+import { BranchSummaryEntryRef, LeafEntryRef } from "./entry-types.js";
 
 const ModelChangeInput = builder.inputType("ModelChangeInput", {
 	fields: (t) => ({ provider: t.string({ required: true }), modelId: t.string({ required: true }) }),

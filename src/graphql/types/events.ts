@@ -16,7 +16,7 @@ import { builder, type GraphQLContext } from "../builder.js";
 import { toGraphQLError } from "../errors.js";
 import { noteEventId, resumeCursor, resumeSeq } from "../event-ids.js";
 import { EntryRef, SessionRef } from "../refs.js";
-import { LeafEntryRef } from "./entry.js";
+import { LeafEntryRef } from "./entry-types.js";
 
 /** A stream's failure, delivered as a last event so both transports report it the same way. */
 interface StreamFailure {
