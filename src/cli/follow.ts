@@ -10,7 +10,6 @@
  * conflicted or failed, 2 on usage errors.
  */
 
-import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, describeStore, storeConfig } from "../config.js";
@@ -22,6 +21,7 @@ import { FollowError, kindOfCode, lineOf, type Sink } from "../follow/sink.js";
 import { isSessionError } from "../session/errors.js";
 import { openStore } from "../store/open.js";
 import { DEFAULT_WORKSPACE } from "../store/store.js";
+import { readArgs, UsageError } from "./usage.js";
 
 const USAGE = `usage: npm run follow -- [--url URL] [--token TOKEN] [--workspace ID] [--once] [--poll] [--state FILE] PATH...
 
@@ -42,8 +42,6 @@ directory (~/.pi/agent/sessions, searched recursively for *.jsonl) or files.
   --state FILE        where the positions in each file are kept (default
                       $XDG_STATE_HOME/session-tree/follow.json, ~/.local/state/… without it)
   -h, --help          show this help`;
-
-class UsageError extends Error {}
 
 interface Args {
 	url: string | null;
@@ -199,28 +197,9 @@ function reporter(out: NodeJS.WriteStream, stats: () => FollowStats) {
 	};
 }
 
-async function missingPaths(paths: readonly string[]): Promise<string[]> {
-	const missing: string[] = [];
-	for (const path of paths) await stat(path).catch(() => missing.push(path));
-	return missing;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
-	let args: Args;
-	try {
-		args = parseArgs(argv);
-		const missing = await missingPaths(args.paths);
-		if (missing.length > 0)
-			throw new UsageError(missing.map((path) => `no such file or directory: ${path}`).join("\n"));
-	} catch (error) {
-		if (!(error instanceof UsageError)) throw error;
-		process.stderr.write(`follow: ${error.message}\n\n${USAGE}\n`);
-		return 2;
-	}
-	if (args.help) {
-		process.stdout.write(`${USAGE}\n`);
-		return 0;
-	}
+	const args = await readArgs("follow", USAGE, argv, parseArgs);
+	if (typeof args === "number") return args;
 
 	let sink: Sink;
 	let destination: string;

@@ -10,11 +10,11 @@
  * 130 when stopped by Ctrl-C (after the file being imported, with the summary
  * printed).
  */
-import { stat } from "node:fs/promises";
 import { ConfigError, describeStore, storeConfig } from "../config.js";
 import { openStore } from "../store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "../store/store.js";
 import { consoleReporter, importSessions } from "./import-sessions.js";
+import { readArgs, UsageError } from "./usage.js";
 
 const USAGE = `usage: npm run import -- [--workspace <id>] <file or directory> [more paths...]
 
@@ -29,8 +29,6 @@ unchanged are skipped; a session stored under a file's id with other content
 The store is chosen like the server's: DATABASE_URL=postgres://… for Postgres,
 DATABASE_URL=memory: for memory, unset for embedded PGlite in PGLITE_DIR
 (default ./.data/pglite).`;
-
-class UsageError extends Error {}
 
 interface Args {
 	workspace: string;
@@ -61,35 +59,9 @@ function parseArgs(argv: readonly string[]): Args {
 	return args;
 }
 
-async function missingPaths(paths: readonly string[]): Promise<string[]> {
-	const missing: string[] = [];
-	for (const path of paths) {
-		try {
-			await stat(path);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === "ENOENT") missing.push(path);
-		}
-	}
-	return missing;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
-	let args: Args;
-	try {
-		args = parseArgs(argv);
-		const missing = await missingPaths(args.paths);
-		if (missing.length > 0) {
-			throw new UsageError(missing.map((path) => `no such file or directory: ${path}`).join("\n"));
-		}
-	} catch (error) {
-		if (!(error instanceof UsageError)) throw error;
-		process.stderr.write(`import: ${error.message}\n\n${USAGE}\n`);
-		return 2;
-	}
-	if (args.help) {
-		process.stdout.write(`${USAGE}\n`);
-		return 0;
-	}
+	const args = await readArgs("import", USAGE, argv, parseArgs);
+	if (typeof args === "number") return args;
 
 	let store: SessionStore;
 	try {
