@@ -38,9 +38,15 @@ import {
 	Session,
 } from "../support/pi-harness.js";
 import { buildSessionContext, getUsageCostBreakdown, SessionManager } from "../support/pi-oracle.js";
-import { appendUnknownLine, fileText, jsonLines, readWithPi } from "../support/pi-sessions.js";
+import {
+	appendUnknownLine,
+	asJson,
+	comparableContext,
+	fileText,
+	jsonLines,
+	readWithPi,
+} from "../support/pi-sessions.js";
 
-const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const MODELS = ["m-small", "m-large"];
 
 /** Usage in eighths of a cent, so that sums in any order are exact. */
@@ -65,8 +71,6 @@ function piTotals(entries: readonly unknown[]) {
 	const rows = getUsageCostBreakdown(entries as never);
 	return { tokens: rows.reduce((n, r) => n + r.tokens, 0), cost: rows.reduce((n, r) => n + r.cost, 0) };
 }
-
-const withoutTools = <T extends { activeToolNames?: unknown }>({ activeToolNames: _, ...rest }: T) => rest;
 
 // ---- pi's coding agent --------------------------------------------------------
 
@@ -311,11 +315,11 @@ export async function piTrial(
 	).toEqual(jsonLines(text).slice(1));
 	expect(leafId, "the leaf").toBe(pi.leafId);
 	expect(name, "the name").toBe(pi.name ?? null);
-	expect(asJson(withoutTools(await store.context(ws, sessionId))), "the context").toEqual(asJson(pi.context));
+	expect(comparableContext(await store.context(ws, sessionId)), "the context").toEqual(asJson(pi.context));
 	for (const [i, { entry }] of log.entries()) {
 		if (i % 5 !== 2) continue;
 		expect(
-			asJson(withoutTools(await store.context(ws, sessionId, { fromId: entry.id }))),
+			comparableContext(await store.context(ws, sessionId, { fromId: entry.id })),
 			`the context from ${entry.id}`,
 		).toEqual(asJson(buildSessionContext(pi.entries, entry.id)));
 	}

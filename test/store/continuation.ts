@@ -11,6 +11,8 @@ import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 import { SessionManager } from "../support/pi-oracle.js";
 import {
+	asJson,
+	comparableContext,
 	fileText,
 	jsonLines,
 	piAssistant,
@@ -19,9 +21,6 @@ import {
 	piUser,
 	readWithPi,
 } from "../support/pi-sessions.js";
-
-const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const withoutTools = <T extends { activeToolNames?: unknown }>({ activeToolNames: _, ...rest }: T) => rest;
 
 /** The lines of a file after its first `skip` lines (the header counts), as text. */
 const linesAfter = (text: string, skip: number) =>
@@ -44,7 +43,7 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 		expect(jsonLines(await store().exportSession(ws, sessionId))).toEqual(jsonLines(text));
 		const read = readWithPi(pi.dir, text);
 		expect((await store().getSession(ws, sessionId))?.leafId).toBe(read.leafId);
-		expect(asJson(withoutTools(await store().context(ws, sessionId)))).toEqual(asJson(read.context));
+		expect(comparableContext(await store().context(ws, sessionId))).toEqual(asJson(read.context));
 	}
 
 	describe("continuing a session from its pi file", () => {

@@ -19,6 +19,8 @@ import { harnessReader, JsonlSessionStorage, Session } from "../support/pi-harne
 import { buildSessionContext, getUsageCostBreakdown, SessionManager } from "../support/pi-oracle.js";
 import {
 	appendUnknownLine,
+	asJson,
+	comparableContext,
 	fileText,
 	jsonLines,
 	piAssistant,
@@ -28,9 +30,6 @@ import {
 	piUser,
 	readWithPi,
 } from "../support/pi-sessions.js";
-
-const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const withoutTools = <T extends { activeToolNames?: unknown }>({ activeToolNames: _, ...rest }: T) => rest;
 
 /** pi's totals of some entries: its cost breakdown adds what its session stats add. */
 function piTotals(entries: readonly unknown[]) {
@@ -127,14 +126,11 @@ export function piTodaySuite(store: () => SessionStore, workspace: () => string)
 			});
 			expect(imported.leafId).toBe(piRead.leafId);
 			expect(imported.name).toBe(piRead.name);
-			expect(asJson(withoutTools(await ours.context(ws, imported.sessionId)))).toEqual(
-				asJson(piRead.context),
-			);
+			expect(comparableContext(await ours.context(ws, imported.sessionId))).toEqual(asJson(piRead.context));
 			for (const from of [u1, u2, "ck1", ...log.map((e) => e.entry.id).filter((_, i) => i % 3 === 0)]) {
-				expect(
-					asJson(withoutTools(await ours.context(ws, imported.sessionId, { fromId: from }))),
-					from,
-				).toEqual(asJson(buildSessionContext(piRead.entries, from)));
+				expect(comparableContext(await ours.context(ws, imported.sessionId, { fromId: from })), from).toEqual(
+					asJson(buildSessionContext(piRead.entries, from)),
+				);
 			}
 			// An unknown type is a tree node: a parent, a tip's ancestor, on the active path.
 			const children = await ours.children(ws, imported.sessionId, ["ck1"]);
@@ -174,7 +170,7 @@ export function piTodaySuite(store: () => SessionStore, workspace: () => string)
 			writer.appendCompaction("summary", u1, 100);
 			const text = fileText(writer.getSessionFile() as string);
 			const { sessionId } = await store().importSession(ws, text);
-			const context = asJson(withoutTools(await store().context(ws, sessionId)));
+			const context = comparableContext(await store().context(ws, sessionId));
 			expect(context).toEqual(asJson(readWithPi(pi.dir, text).context));
 			// The service's answer before pi 1.6: compactionSummary, "u1", a1, u2.
 			expect(
@@ -204,7 +200,7 @@ export function piTodaySuite(store: () => SessionStore, workspace: () => string)
 			const resumeAfter = async (move: () => Promise<unknown>) => {
 				await move();
 				const session = await s.getSession(ws, sessionId);
-				const ours = asJson(withoutTools(await s.context(ws, sessionId)));
+				const ours = comparableContext(await s.context(ws, sessionId));
 				const exported = await s.exportSession(ws, sessionId);
 				expect(exported).not.toContain('"type":"leaf"');
 				const read = readWithPi(pi.dir, exported);
@@ -224,7 +220,7 @@ export function piTodaySuite(store: () => SessionStore, workspace: () => string)
 				expect(read.manager.getEntry(next)?.parentId).toBe(read.leafId);
 				const taken = await s.importSession(ws, continued, { sessionId: `${sessionId}-${next}` });
 				expect(taken.leafId).toBe(next);
-				expect(asJson(withoutTools(await s.context(ws, taken.sessionId)))).toEqual(
+				expect(comparableContext(await s.context(ws, taken.sessionId))).toEqual(
 					asJson(readWithPi(pi.dir, continued).context),
 				);
 				const path = await s.activePath(ws, taken.sessionId, { full: true });
@@ -235,7 +231,7 @@ export function piTodaySuite(store: () => SessionStore, workspace: () => string)
 				const storage = await JsonlSessionStorage.open(harnessReader, lossless);
 				const harness = new Session(storage);
 				expect(await harness.getLeafId()).toBe(session?.leafId);
-				expect(asJson(withoutTools(await harness.buildContext()))).toEqual(ours);
+				expect(comparableContext(await harness.buildContext())).toEqual(ours);
 				// Both forms re-import as the same session.
 				expect((await s.importSession(ws, exported)).created).toBe(false);
 			};

@@ -92,3 +92,16 @@ export const jsonLines = (text: string): unknown[] =>
 		.map((line) => JSON.parse(line));
 
 export const fileText = (path: string): string => readFileSync(path, "utf8");
+
+/** A value as JSON has it (undefined fields gone), to compare with what pi returns. */
+export const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * A context as JSON without `activeToolNames`, the field pi's coding
+ * agent's context lacks (the harness's and the service's have it): the form
+ * two contexts are compared in.
+ */
+export const comparableContext = <T extends { activeToolNames?: unknown }>({
+	activeToolNames: _,
+	...rest
+}: T) => asJson(rest);
