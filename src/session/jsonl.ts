@@ -57,6 +57,18 @@ function parseLine(raw: string, number: number): Record<string, unknown> {
 	return value;
 }
 
+/**
+ * The JSON object of each line that is not blank, with its physical line
+ * number (1-based; `\r\n` line ends accepted), parsed as it is reached.
+ */
+function* objectLines(text: string): Generator<{ number: number; value: Record<string, unknown> }> {
+	const physical = text.split("\n");
+	for (let i = 0; i < physical.length; i++) {
+		const raw = (physical[i] as string).replace(/\r$/, "");
+		if (raw.trim() !== "") yield { number: i + 1, value: parseLine(raw, i + 1) };
+	}
+}
+
 function readHeader(
 	h: Record<string, unknown>,
 	number: number,
@@ -164,12 +176,7 @@ export function startsWithHeader(text: string): boolean {
  */
 export function parseEntryLines(text: string): Entry[] {
 	const entries: Entry[] = [];
-	const physical = text.split("\n");
-	for (let i = 0; i < physical.length; i++) {
-		const raw = (physical[i] as string).replace(/\r$/, "");
-		if (raw.trim() === "") continue;
-		const number = i + 1;
-		const value = parseLine(raw, number);
+	for (const { number, value } of objectLines(text)) {
 		if (value.type === "session") throw lineError(number, "a session header among the lines (send it first)");
 		if (entries.length >= inputLimits.importEntries) {
 			throw new SessionError(
@@ -198,13 +205,8 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 	const unresolved: Array<{ line: number; parentId: string }> = [];
 	const rows: StoredEntry[] = [];
 	let leafId: string | null = null;
-	const physical = text.split("\n");
 
-	for (let i = 0; i < physical.length; i++) {
-		const raw = (physical[i] as string).replace(/\r$/, "");
-		if (raw.trim() === "") continue;
-		const number = i + 1;
-		const value = parseLine(raw, number);
+	for (const { number, value } of objectLines(text)) {
 		lines.push(value);
 		if (!file) {
 			file = readHeader(value, number, options.sessionId);
