@@ -201,6 +201,23 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 			expect(await s.countEntries(ws, sessionId)).toBe(21);
 		});
 
+		it("two followers sending a new file as each read it, one before pi's last lines, store it whole", async () => {
+			const ws = workspace();
+			const s = store();
+			const writer = SessionManager.create("/work/follow", pi.dir);
+			writer.appendMessage(piUser("u1"));
+			for (let i = 0; i < 20; i++) writer.appendMessage(piUser(`line ${i}`));
+			const whole = fileText(writer.getSessionFile() as string);
+			const earlier = `${whole.split("\n").slice(0, 11).join("\n")}\n`;
+			const results = await Promise.all(
+				[earlier, whole, earlier].map((jsonl) => s.continueSession(ws, { jsonl })),
+			);
+			expect(results.filter((r) => r.created)).toHaveLength(1);
+			expect(results.reduce((n, r) => n + r.appended, 0)).toBe(21);
+			const { sessionId } = results[1] as { sessionId: string };
+			expect(await s.countEntries(ws, sessionId)).toBe(21);
+		});
+
 		it("is a coded conflict naming the line when the file no longer matches, and writes nothing", async () => {
 			const ws = workspace();
 			const s = store();

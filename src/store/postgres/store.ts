@@ -50,6 +50,7 @@ import {
 	importedSessionRecord,
 	newSessionRecord,
 	reimported,
+	sessionIdTaken,
 } from "../records.js";
 import type { SearchPage, SearchQuery } from "../search.js";
 import type { SessionQuery } from "../session-query.js";
@@ -600,6 +601,19 @@ export class PgStore extends TreeWrites implements SessionStore {
 		file: ParsedSessionFile,
 		options: ImportOptions,
 	): Promise<ImportedSession> {
+		const record = await this.insertFile(ws, file, options);
+		if (record) return { ...record, created: true };
+		const stored = await this.sessionWithEntries(ws, file.header.id);
+		if (!stored) throw sessionIdTaken(file.header.id);
+		return reimported(file, stored.session, stored.entries);
+	}
+
+	/** A parsed file stored as a new session; null when its id is taken (then nothing was written). */
+	private async insertFile(
+		ws: string,
+		file: ParsedSessionFile,
+		options: ImportOptions,
+	): Promise<SessionRecord | null> {
 		const record = importedSessionRecord(ws, file);
 		try {
 			await this.db.transaction(async (tx) => {
@@ -610,14 +624,11 @@ export class PgStore extends TreeWrites implements SessionStore {
 				await this.writes.notifyIn(tx, createdNotice(record));
 			});
 		} catch (error) {
-			// The id is taken (the transaction wrote nothing): the answer depends on what is stored.
-			if (!isSessionError(error, "ALREADY_EXISTS")) throw error;
-			const stored = await this.sessionWithEntries(ws, record.sessionId);
-			if (!stored) throw error;
-			return reimported(file, stored.session, stored.entries);
+			if (isSessionError(error, "ALREADY_EXISTS")) return null;
+			throw error;
 		}
 		this.writes.announced(createdNotice(record));
-		return { ...record, created: true };
+		return record;
 	}
 
 	async continueSession(
@@ -628,9 +639,9 @@ export class PgStore extends TreeWrites implements SessionStore {
 		const author = authorOf(options);
 		const request = readContinuation(input, author);
 		if (request.kind === "file" && !(await this.getSession(ws, request.sessionId))) {
-			const imported = await this.importFile(ws, request.file, { author });
-			// Another writer may have stored the file first: then it is continued like any other.
-			if (imported.created) return { ...imported, appended: request.file.rows.length, held: 0 };
+			const inserted = await this.insertFile(ws, request.file, {});
+			// Another writer may have stored it (or a part of it) first: then it is continued like any other.
+			if (inserted) return { ...inserted, created: true, appended: request.file.rows.length, held: 0 };
 		}
 		const outcome = await this.writes.planned(ws, request.sessionId, (writer, db, upToSeq) =>
 			continueIn(
