@@ -190,6 +190,10 @@ function reporter(out: NodeJS.WriteStream, stats: () => FollowStats) {
 					return;
 			}
 		},
+		/** Something went wrong that costs no lines (a positions write). */
+		warning(message: string) {
+			line(`warning: ${message}`);
+		},
 		finish() {
 			if (live && status) out.write("\r\x1b[2K");
 			out.write(`${summary(stats())}\n`);
@@ -224,12 +228,19 @@ async function main(argv: readonly string[]): Promise<number> {
 		process.stderr.write(`follow: ${error instanceof Error ? error.message : String(error)}\n`);
 		return error instanceof ConfigError ? 2 : 1;
 	}
-	const positions = await Positions.open(args.state, destination);
 	let follower: Follower | null = null;
 	const report = reporter(
 		process.stderr,
 		() => follower?.stats() ?? { files: 0, upToDate: 0, linesSent: 0, conflicts: 0, failed: 0 },
 	);
+	let positions: Positions;
+	try {
+		positions = await Positions.open(args.state, destination, (error) => report.warning(error.message));
+	} catch (error) {
+		await sink.close();
+		process.stderr.write(`follow: ${(error as Error).message} (--state names another file)\n`);
+		return 2;
+	}
 	follower = new Follower({
 		paths: args.paths,
 		sink,

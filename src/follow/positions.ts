@@ -31,7 +31,12 @@ export const FLUSH_MS = 250;
 
 export const lineHash = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
-/** The positions of one destination (a service and workspace, or a store), in a JSON file. */
+/**
+ * The positions of one destination (a service and workspace, or a store), in
+ * a JSON file that may hold other destinations' too (followers of other
+ * services sharing a state file): a write replaces this destination's part
+ * of the file as it is on disk then, and leaves the rest.
+ */
 export class Positions {
 	private readonly byFile = new Map<string, FilePosition>();
 	private timer: NodeJS.Timeout | undefined;
@@ -40,21 +45,25 @@ export class Positions {
 	private constructor(
 		private readonly path: string,
 		private readonly destination: string,
-		private all: Record<string, Record<string, FilePosition>>,
+		stored: Record<string, FilePosition>,
+		private readonly onError: (error: Error) => void,
 	) {
-		for (const [file, position] of Object.entries(all[destination] ?? {})) this.byFile.set(file, position);
+		for (const [file, position] of Object.entries(stored)) this.byFile.set(file, position);
 	}
 
-	/** The positions kept in `path` for `destination` (none when the file does not exist yet). */
-	static async open(path: string, destination: string): Promise<Positions> {
-		let all: Record<string, Record<string, FilePosition>> = {};
-		try {
-			all = JSON.parse(await readFile(path, "utf8")) as typeof all;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-				throw new Error(`cannot read the follower's positions ${path}: ${(error as Error).message}`);
-		}
-		return new Positions(path, destination, all);
+	/**
+	 * The positions kept in `path` for `destination` (none when the file does
+	 * not exist yet). A write that fails is reported to `onError` (by default
+	 * a process warning) and costs only a longer resend after a crash; the
+	 * next one writes them all.
+	 */
+	static async open(
+		path: string,
+		destination: string,
+		onError: (error: Error) => void = (error) => process.emitWarning(error),
+	): Promise<Positions> {
+		const all = await readPositions(path);
+		return new Positions(path, destination, all[destination] ?? {}, onError);
 	}
 
 	get(file: string): FilePosition | undefined {
@@ -77,20 +86,38 @@ export class Positions {
 		}, FLUSH_MS);
 	}
 
-	/** Writes the positions now (atomically: a new file renamed over the old one). */
+	/**
+	 * Writes the positions now (atomically: a new file renamed over the old
+	 * one), after the writes before; resolves when written or reported.
+	 */
 	flush(): Promise<void> {
 		if (this.timer) {
 			clearTimeout(this.timer);
 			this.timer = undefined;
 		}
-		this.all = { ...this.all, [this.destination]: Object.fromEntries(this.byFile) };
-		const text = JSON.stringify(this.all);
+		const mine = Object.fromEntries(this.byFile);
 		this.writing = this.writing.then(async () => {
-			await mkdir(dirname(this.path), { recursive: true });
-			const temporary = `${this.path}.${process.pid}.tmp`;
-			await writeFile(temporary, text);
-			await rename(temporary, this.path);
+			try {
+				const all = await readPositions(this.path);
+				await mkdir(dirname(this.path), { recursive: true });
+				const temporary = `${this.path}.${process.pid}.tmp`;
+				await writeFile(temporary, JSON.stringify({ ...all, [this.destination]: mine }));
+				await rename(temporary, this.path);
+			} catch (error) {
+				this.onError(
+					new Error(`cannot write the follower's positions ${this.path}: ${(error as Error).message}`),
+				);
+			}
 		});
 		return this.writing;
+	}
+}
+
+async function readPositions(path: string): Promise<Record<string, Record<string, FilePosition>>> {
+	try {
+		return JSON.parse(await readFile(path, "utf8")) as Record<string, Record<string, FilePosition>>;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+		throw new Error(`cannot read the follower's positions ${path}: ${(error as Error).message}`);
 	}
 }

@@ -83,14 +83,32 @@ describe("npm run follow (the entry point, as a child process)", () => {
 
 	it("exits 2 on usage errors and on tokens that cannot write there, sending nothing", async () => {
 		const reader = await followToken("follow-cli", ["read"]);
+		const sessions = join(dir, "unsent");
+		const pi = SessionManager.create("/work/unsent", sessions);
+		pi.appendMessage(piUser("never sent"));
+		pi.appendMessage(piAssistant("no", piUsage(1, 1, 0, 0, 0)));
+		const brokenState = join(dir, "broken-state.json");
+		writeFileSync(brokenState, "{ not json");
 		const runs = await Promise.all([
 			runFollower(["--once", join(dir, "missing")]),
-			runFollower(["--url", server.url, "--token", reader, "--once", dir]),
-			runFollower(["--url", server.url, "--token", token, "--workspace", "elsewhere", "--once", dir]),
+			runFollower(["--url", server.url, "--token", reader, "--once", sessions]),
+			runFollower(["--url", server.url, "--token", token, "--workspace", "elsewhere", "--once", sessions]),
+			runFollower(["--url", server.url, "--token", token, "--state", brokenState, "--once", sessions]),
 		]);
-		expect(runs.map((r) => r.code)).toEqual([2, 2, 2]);
+		expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2]);
 		expect(runs[0]?.stderr).toContain("no such file or directory");
 		expect(runs[1]?.stderr).toContain("the token has no write scope");
 		expect(runs[2]?.stderr).toContain("the token is for workspace follow-cli, not elsewhere");
+		expect(runs[3]?.stderr).toContain(`cannot read the follower's positions ${brokenState}`);
+		// Nothing of the file reached the service.
+		const response = await fetch(server.url, {
+			method: "POST",
+			headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+			body: JSON.stringify({
+				query: "query($id: String!) { session(sessionId: $id) { lastSeq } }",
+				variables: { id: pi.getSessionId() },
+			}),
+		});
+		expect(await response.json()).toEqual({ data: { session: null } });
 	});
 });

@@ -7,7 +7,7 @@
  * positions. After each, every session's export from the service equals
  * pi's file line for line (as JSON values), and a dashboard's activity
  * subscription saw each entry once. The process-level cases (kill -9, the
- * service down) are `npm run test:follow` (test/follow/chaos.follow.ts).
+ * service down) are `npm run test:follow` (test/follow/chaos.long.ts).
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
