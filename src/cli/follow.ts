@@ -185,6 +185,9 @@ function reporter(out: NodeJS.WriteStream, stats: () => FollowStats) {
 					if (!retried.has(event.path)) line(`retrying ${event.path}: ${event.message}`);
 					retried.add(event.path);
 					return;
+				case "removed":
+					line(`no longer following ${event.path}: it was deleted`);
+					return;
 				case "denied":
 					line(`stopped: the service refused the token: ${event.message}`);
 					return;

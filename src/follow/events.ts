@@ -12,6 +12,8 @@ export type FollowEvent =
 	| { kind: "conflict"; path: string; line: number | undefined; message: string }
 	| { kind: "failed"; path: string; message: string }
 	| { kind: "retrying"; path: string; message: string; inMs: number }
+	/** The file was deleted: no longer followed, its position forgotten. */
+	| { kind: "removed"; path: string }
 	| { kind: "denied"; message: string };
 
 export interface FollowStats {

@@ -84,25 +84,36 @@ export class Follower {
 	});
 
 	private readonly sender: FileSender;
+	/** The paths the caller named, resolved: a file named is followed whatever its extension. */
+	private readonly named: ReadonlySet<string>;
 
 	constructor(private readonly options: FollowerOptions) {
 		this.backend = options.polling ? "polling" : "native";
 		this.sender = new FileSender({ ...options, emit: (event) => this.emit(event) });
+		this.named = new Set(options.paths.map((path) => resolve(path)));
 	}
 
 	/** Watches the paths; resolves when the initial scan is done (every file found is queued). */
 	async start(): Promise<void> {
-		await this.watchWith(this.backend);
+		const scanned = new Promise<void>((resolve) => {
+			this.scanned = resolve;
+		});
+		this.watchWith(this.backend);
+		await scanned;
 		this.emit({ kind: "ready", files: this.files.size });
 	}
 
-	private watchWith(backend: "native" | "polling"): Promise<void> {
+	/** Ends start(): the watcher in use has scanned (the polling one when notifications failed first), or the follower stopped. */
+	private scanned: () => void = () => {};
+
+	private watchWith(backend: "native" | "polling"): void {
 		this.backend = backend;
 		const watcher = watch(
 			this.options.paths.map((path) => resolve(path)),
 			{
 				// Session files only; directories are walked (pi keeps one per working directory).
-				ignored: (path, stats) => stats?.isFile() === true && !path.endsWith(".jsonl") && !this.named(path),
+				ignored: (path, stats) =>
+					stats?.isFile() === true && !path.endsWith(".jsonl") && !this.named.has(path),
 				backend,
 				pollingInterval: POLLING_MS,
 				atomic: false,
@@ -114,12 +125,9 @@ export class Follower {
 		watcher.on("unlink", (path) => this.removed(path));
 		watcher.on("error", (error) => void this.watchFailed(error as NodeJS.ErrnoException));
 		this.emit({ kind: "watching", backend, paths: this.options.paths });
-		return new Promise((ready) => watcher.once("ready", () => ready()));
-	}
-
-	/** A path the caller named as a file is followed whatever its extension. */
-	private named(path: string): boolean {
-		return this.options.paths.some((given) => resolve(given) === path);
+		watcher.once("ready", () => {
+			if (this.watcher === watcher) this.scanned();
+		});
 	}
 
 	/** Notifications that cannot be had (too many watches, an odd filesystem): poll instead. */
@@ -129,7 +137,7 @@ export class Follower {
 		const previous = this.watcher;
 		this.watcher = null;
 		await previous?.close();
-		await this.watchWith("polling");
+		if (!this.stopped) this.watchWith("polling");
 	}
 
 	/** Resolves when no file has work left: nothing syncing, queued or waiting to retry. */
@@ -159,7 +167,12 @@ export class Follower {
 	stop(): Promise<void> {
 		this.stopping ??= (async () => {
 			this.stopped = true;
-			for (const file of this.files.values()) if (file.retry) clearTimeout(file.retry);
+			this.scanned();
+			for (const file of this.files.values()) {
+				if (file.retry) clearTimeout(file.retry);
+				file.retry = null;
+				file.again = false;
+			}
 			await this.watcher?.close();
 			await Promise.all([...this.files.values()].map((file) => file.running));
 			await this.options.positions.flush();
@@ -204,6 +217,7 @@ export class Follower {
 		if (file.retry) clearTimeout(file.retry);
 		this.files.delete(path);
 		this.options.positions.delete(path);
+		this.emit({ kind: "removed", path });
 		this.settled();
 	}
 
@@ -215,6 +229,8 @@ export class Follower {
 		if (file.retry) return;
 		file.running = this.run(file).finally(() => {
 			file.running = null;
+			// Removed while it synced: the position its sync kept goes too.
+			if (this.files.get(file.path) !== file) this.options.positions.delete(file.path);
 			if (file.again && !this.stopped) {
 				file.again = false;
 				this.schedule(file);
@@ -224,6 +240,8 @@ export class Follower {
 
 	private async run(file: Tracked): Promise<void> {
 		await this.slot();
+		// Stopped while it waited for a slot: left for the next start (its position is where it was).
+		if (this.stopped) return this.release();
 		try {
 			await this.sender.sync(file.path);
 			file.state = "current";
@@ -255,6 +273,7 @@ export class Follower {
 				void this.stop();
 				return;
 			case "unavailable": {
+				if (this.stopped) return;
 				const now = Date.now();
 				file.failingSince ??= now;
 				const { giveUpAfterMs } = this.options;
