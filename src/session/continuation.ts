@@ -10,21 +10,18 @@
  * entry, in the form the lines are in: the `pi` form for pi's coding agent's
  * lines (no leaf records, and the leaf anchor when the pointer is not the
  * last node), the log as it is for lines with leaf records (the harness's).
- * A new line keeps its id, parent and time. The coding agent writes no leaf
- * records: where a new line's parent is not the pointer (pi went back with
- * `/tree`), a leaf record moving the pointer to that parent goes before it,
- * so the pointer stays the replay of the log and live viewers see the move.
+ * A new line keeps its id, parent and time, and is taken as an import of
+ * the whole file takes it (session/jsonl.ts), whatever pieces the file comes
+ * in: a line whose parent is missing is a root, as pi loads it. The coding
+ * agent writes no leaf records: where a new line's parent is not the pointer
+ * (pi went back with `/tree`), a leaf record moving the pointer to that
+ * parent goes before it, so the pointer stays the replay of the log and live
+ * viewers see the move.
  */
-import { canonicalJson, requireNodeTarget, type SessionHead } from "./append.js";
-import { type Entry, isNode, type StoredEntry } from "./entry.js";
-import { invalidInput, SessionError } from "./errors.js";
+import { canonicalJson, type KnownEntry, type SessionHead } from "./append.js";
+import { type Entry, isNode, isOf, type StoredEntry } from "./entry.js";
+import { SessionError } from "./errors.js";
 import { leafAnchor } from "./export.js";
-
-/** What the plan needs to know of an entry outside the tail it was given (a parent, an id in use). */
-export interface KnownNode {
-	isNode: boolean;
-	depth: number;
-}
 
 export interface ContinuationClock {
 	newId(): string;
@@ -46,7 +43,7 @@ export interface ContinuationPlan {
  * physical line, the header being line 1 of a whole file) is not what the
  * session holds there.
  */
-export function divergedAt(line: number, given: Entry, stored: Entry | undefined): SessionError {
+function divergedAt(line: number, given: Entry, stored: Entry | undefined): SessionError {
 	const held = stored ? `the session holds a ${stored.type} entry ${JSON.stringify(stored.id)} there` : "";
 	return new SessionError(
 		"ALREADY_EXISTS",
@@ -83,8 +80,8 @@ function expectedAfter(
  * `after` in seq order; `known` answers for the session's entries up to it.
  * Throws ALREADY_EXISTS (`jsonl`) at the first line that differs from what
  * the session holds, or whose id the session holds elsewhere; INVALID_INPUT
- * for a new line whose parent the session does not hold (or, in a file with
- * leaf records, that is not the pointer).
+ * for a new line an import would refuse: a parent or a target that is a leaf
+ * record, a move to no entry, a parent defined by a later line.
  */
 export function planContinuation(
 	sessionId: string,
@@ -92,11 +89,11 @@ export function planContinuation(
 	after: { entry: Entry; depth: number } | null,
 	tail: readonly StoredEntry[],
 	lines: readonly Entry[],
-	known: (id: string) => KnownNode | undefined,
+	/** The physical line of the given text each of `lines` is on (a whole file's header is line 1). */
+	lineNumbers: readonly number[],
+	known: (id: string) => KnownEntry | undefined,
 	clock: ContinuationClock,
 	author: string | null,
-	/** The line of the given text `lines[0]` is on (2 in a whole file, after its header). */
-	firstLine = 1,
 ): ContinuationPlan {
 	const lossless = lines.some((line) => !isNode(line));
 	const lastNodeBefore = after && isNode(after.entry) ? after.entry.id : null;
@@ -111,19 +108,21 @@ export function planContinuation(
 	for (let i = 0; i < shared; i++) {
 		const given = lines[i] as Entry;
 		if (canonicalJson(given) !== canonicalJson(expected.entries[i]))
-			throw divergedAt(firstLine + i, given, expected.entries[i]);
+			throw divergedAt(lineNumbers[i] as number, given, expected.entries[i]);
 	}
 	// The anchor is the file's line, not yet the session's: stored with the new ones when the file has it.
 	const heldCount = expected.anchored ? expected.entries.length - 1 : expected.entries.length;
 	if (lines.length <= heldCount)
 		return { rows: [], leafId: head.leafId, leafDepth: head.leafDepth, held: lines.length, appended: 0 };
 
-	const planned = new Map<string, KnownNode>();
-	const inTail = new Map(tail.map((row) => [row.entry.id, { isNode: isNode(row.entry), depth: row.depth }]));
-	const lookup = (id: string): KnownNode | undefined =>
+	const planned = new Map<string, KnownEntry>();
+	const inTail = new Map(
+		tail.map((row) => [row.entry.id, { id: row.entry.id, isNode: isNode(row.entry), depth: row.depth }]),
+	);
+	const lookup = (id: string): KnownEntry | undefined =>
 		planned.get(id) ??
 		inTail.get(id) ??
-		(after?.entry.id === id ? { isNode: isNode(after.entry), depth: after.depth } : undefined) ??
+		(after?.entry.id === id ? { id, isNode: isNode(after.entry), depth: after.depth } : undefined) ??
 		known(id);
 	const rows: StoredEntry[] = [];
 	let seq = head.lastSeq;
@@ -131,61 +130,62 @@ export function planContinuation(
 	let leafDepth = head.leafDepth;
 	const push = (entry: Entry, depth: number) => {
 		rows.push({ sessionId, seq: ++seq, depth, author, entry });
-		planned.set(entry.id, { isNode: isNode(entry), depth });
+		planned.set(entry.id, { id: entry.id, isNode: isNode(entry), depth });
 	};
+	/** INVALID_INPUT naming the line first, as an import's refusal does (session/jsonl.ts). */
+	const refused = (at: string, field: string, problem: string) =>
+		new SessionError("INVALID_INPUT", `${at}: ${field} ${problem}`, { field: `${at}.${field}` });
+	/** Parents no line before defined: roots now, and no later line may define them (a cycle). */
+	const missingParents: Array<{ at: string; parentId: string }> = [];
 	for (let i = heldCount; i < lines.length; i++) {
 		const line = lines[i] as Entry;
-		const at = `line ${firstLine + i}`;
+		const at = `line ${lineNumbers[i]}`;
 		if (lookup(line.id))
 			throw new SessionError(
 				"ALREADY_EXISTS",
 				`${at}: entry ${JSON.stringify(line.id)} is already in the session, elsewhere`,
-				{
-					field: "jsonl",
-				},
+				{ field: "jsonl" },
 			);
-		if (!isNode(line)) {
-			// A harness file's move: it must start at the pointer, and name a node (or the root).
-			if (line.parentId !== leafId)
-				throw invalidInput(at, `the move's parentId is not the leaf ${JSON.stringify(leafId)}`);
-			const targetId = (line as { targetId: string | null }).targetId;
-			const target =
-				targetId === null
-					? null
-					: requireNodeTarget(lookupNode(lookup, targetId), targetId, `${at}.targetId`);
-			push(line, leafDepth === null ? 0 : leafDepth + 1);
-			leafId = targetId;
+		const parent = line.parentId === null ? undefined : lookup(line.parentId);
+		if (parent && !parent.isNode)
+			throw refused(at, "parentId", `${JSON.stringify(line.parentId)} names a leaf record`);
+		if (line.parentId !== null && !parent) missingParents.push({ at, parentId: line.parentId });
+		const depth = parent ? parent.depth + 1 : 0;
+		if (isOf(line, "leaf")) {
+			// A harness file's move: the pointer goes to its target, a node (or the root).
+			const target = line.targetId === null ? null : lookup(line.targetId);
+			if (target === undefined)
+				throw refused(at, "targetId", `${JSON.stringify(line.targetId)} does not name an earlier entry`);
+			if (target && !target.isNode)
+				throw refused(at, "targetId", `${JSON.stringify(line.targetId)} names a leaf record`);
+			push(line, depth);
+			leafId = line.targetId;
 			leafDepth = target === null ? null : target.depth;
 			continue;
 		}
-		const parent = line.parentId === null ? null : lookup(line.parentId);
-		if (line.parentId !== null && !parent?.isNode)
-			throw invalidInput(`${at}.parentId`, `${JSON.stringify(line.parentId)} names no node of the session`);
-		if (line.parentId !== leafId) {
-			if (lossless)
-				throw invalidInput(
-					`${at}.parentId`,
-					`is not the leaf ${JSON.stringify(leafId)}, and the file records no move to it`,
-				);
-			// pi went back: the move its file does not record, as the service records every move.
+		// A label or context edit may name an entry the session lacks (a fork's): it changes nothing.
+		if ((isOf(line, "label") || isOf(line, "context_edit")) && lookup(line.targetId)?.isNode === false)
+			throw refused(at, "targetId", `${JSON.stringify(line.targetId)} names a leaf record`);
+		// The coding agent went back (or its line is an orphan, a root): the move its file does not
+		// record, as the service records every move. A harness file records its own.
+		const under = parent ? parent.id : null;
+		if (under !== leafId && !lossless) {
 			const move = {
 				type: "leaf",
 				id: clock.newId(),
 				parentId: leafId,
 				timestamp: line.timestamp,
-				targetId: line.parentId,
+				targetId: under,
 			} as Entry;
 			push(move, leafDepth === null ? 0 : leafDepth + 1);
 		}
-		const depth = parent ? parent.depth + 1 : 0;
 		push(line, depth);
 		leafId = line.id;
 		leafDepth = depth;
 	}
+	for (const { at, parentId } of missingParents) {
+		if (planned.has(parentId))
+			throw refused(at, "parentId", `${JSON.stringify(parentId)} names a later line's entry`);
+	}
 	return { rows, leafId, leafDepth, held: heldCount, appended: lines.length - heldCount };
 }
-
-const lookupNode = (lookup: (id: string) => KnownNode | undefined, id: string) => {
-	const found = lookup(id);
-	return found && { id, isNode: found.isNode, depth: found.depth };
-};

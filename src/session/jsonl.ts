@@ -38,6 +38,14 @@ export interface ParsedSessionFile {
 	leafId: string | null;
 	/** The version the file was written in (it is migrated to 3). */
 	sourceVersion: number;
+	/** The physical line of each row in the text (1-based; the header's line counts, blank lines too). */
+	lineNumbers: number[];
+}
+
+/** Lines of entries without a header, and the physical line each is on. */
+export interface EntryLines {
+	entries: Entry[];
+	lineNumbers: number[];
 }
 
 const HEADER_FIELDS = new Set(["type", "version", "id", "timestamp", "cwd", "parentSession"]);
@@ -174,8 +182,9 @@ export function startsWithHeader(text: string): boolean {
  * checks it; how they fit the session is the continuation's to decide
  * (continuation.ts). A bad line is INVALID_INPUT naming `line N` of `text`.
  */
-export function parseEntryLines(text: string): Entry[] {
+export function parseEntryLines(text: string): EntryLines {
 	const entries: Entry[] = [];
+	const lineNumbers: number[] = [];
 	for (const { number, value } of objectLines(text)) {
 		if (value.type === "session") throw lineError(number, "a session header among the lines (send it first)");
 		if (entries.length >= inputLimits.importEntries) {
@@ -187,12 +196,13 @@ export function parseEntryLines(text: string): Entry[] {
 		}
 		try {
 			entries.push(validateEntry(value));
+			lineNumbers.push(number);
 		} catch (error) {
 			if (error instanceof SessionError) throw lineError(number, error.message, error.field);
 			throw error;
 		}
 	}
-	return entries;
+	return { entries, lineNumbers };
 }
 
 /** Parse, migrate and check a file line by line; the first bad line is the one reported. */
@@ -204,6 +214,7 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 	const taken = new Set<string>();
 	const unresolved: Array<{ line: number; parentId: string }> = [];
 	const rows: StoredEntry[] = [];
+	const lineNumbers: number[] = [];
 	let leafId: string | null = null;
 
 	for (const { number, value } of objectLines(text)) {
@@ -268,6 +279,7 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 		const depth = parent ? parent.depth + 1 : 0;
 		seen.set(entry.id, { line: number, entry, depth });
 		rows.push({ sessionId: file.header.id, seq: rows.length + 1, depth, author, entry });
+		lineNumbers.push(number);
 		leafId = leafAfter(entry);
 	}
 	if (!file) throw lineError(1, 'the first line must be a session header {"type":"session", …}');
@@ -281,5 +293,5 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 			);
 		}
 	}
-	return { header: file.header, rows, leafId, sourceVersion: file.version };
+	return { header: file.header, rows, leafId, sourceVersion: file.version, lineNumbers };
 }

@@ -8,12 +8,13 @@
  * yet, given its whole file, is imported instead (the backend's import).
  */
 
-import { canonicalJson } from "../session/append.js";
+import { canonicalJson, referencedIds } from "../session/append.js";
 import { type ContinuationPlan, planContinuation } from "../session/continuation.js";
-import type { Entry, StoredEntry } from "../session/entry.js";
+import { isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { headerLine } from "../session/export.js";
 import {
+	type EntryLines,
 	type ParsedSessionFile,
 	parseEntryLines,
 	parseSessionFile,
@@ -46,7 +47,7 @@ export interface ContinuedSession extends SessionRecord {
 /** A continuation request, read: a whole file, or lines after an entry. */
 export type ContinuationRequest =
 	| { kind: "file"; sessionId: string; file: ParsedSessionFile }
-	| { kind: "lines"; sessionId: string; afterEntryId: string | null; lines: Entry[] };
+	| { kind: "lines"; sessionId: string; afterEntryId: string | null; lines: EntryLines };
 
 /** The request as its text gives it; INVALID_INPUT for what does not make one. */
 export function readContinuation(input: ContinueInput, author: string | null): ContinuationRequest {
@@ -119,16 +120,15 @@ export async function continueIn(
 			},
 		);
 	}
-	const lines = request.kind === "file" ? request.file.rows.map((row) => row.entry) : request.lines;
-	// Ids the lines name beyond the tail: their parents and their own (which must be new), in one read.
+	const { entries: lines, lineNumbers } =
+		request.kind === "file"
+			? { entries: request.file.rows.map((row) => row.entry), lineNumbers: request.file.lineNumbers }
+			: request.lines;
+	// Ids the lines name beyond the tail (their own, which must be new, their parents and targets), in one read.
 	const inTail = new Set(read.tail.map((row) => row.entry.id));
-	const outside = new Set<string>();
-	for (const line of lines) {
-		if (!inTail.has(line.id)) outside.add(line.id);
-		if (line.parentId !== null && !inTail.has(line.parentId)) outside.add(line.parentId);
-		const targetId = (line as { targetId?: unknown }).targetId;
-		if (line.type === "leaf" && typeof targetId === "string" && !inTail.has(targetId)) outside.add(targetId);
-	}
+	const outside = new Set(referencedIds(lines));
+	for (const line of lines) if (line.parentId !== null) outside.add(line.parentId);
+	for (const id of inTail) outside.delete(id);
 	if (read.after) outside.delete(read.after.entry.id);
 	const found = outside.size === 0 ? new Map<string, StoredEntry>() : await writer.findEntries([...outside]);
 	const plan: ContinuationPlan = planContinuation(
@@ -137,14 +137,13 @@ export async function continueIn(
 		read.after && { entry: read.after.entry, depth: read.after.depth },
 		read.tail,
 		lines,
+		lineNumbers,
 		(id) => {
 			const stored = found.get(id);
-			return stored && { isNode: stored.entry.type !== "leaf", depth: stored.depth };
+			return stored && { id, isNode: isNode(stored.entry), depth: stored.depth };
 		},
 		systemClock,
 		author,
-		// A whole file's first entry is on its second line, after the header.
-		request.kind === "file" ? 2 : 1,
 	);
 	if (plan.rows.length === 0) return { rows: [], session, held: plan.held, appended: 0 };
 	let name = session.name;

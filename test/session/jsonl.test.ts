@@ -98,7 +98,10 @@ describe("line handling", () => {
 		const crlf = parseSessionFile(
 			`\r\n${lines.map((l) => JSON.stringify(l)).join("\r\n\r\n   \r\n")}\r\n\r\n`,
 		);
-		expect(crlf).toEqual(lf);
+		// The same session; each row knows its own physical line (header on line 2, then every third).
+		expect({ ...crlf, lineNumbers: [] }).toEqual({ ...lf, lineNumbers: [] });
+		expect(lf.lineNumbers).toEqual([2, 3]);
+		expect(crlf.lineNumbers).toEqual([5, 8]);
 		expect(crlf.rows.map((r) => r.entry.id)).toEqual(["u1", "u2"]);
 		expect(crlf.leafId).toBe("u2");
 	});

@@ -186,6 +186,85 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 			expect((await s.listEntries(ws, "harness-file")).map((e) => e.entry)).toEqual(lines);
 		});
 
+		it("takes a file's lines as an import of the whole file takes them, whatever pieces they come in", async () => {
+			const [whole, pieces] = [workspace(), workspace()];
+			const s = store();
+			const at = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
+			const header = { type: "session", version: 3, id: "pieces", timestamp: at(0), cwd: "/p" };
+			const lines = [
+				{ type: "message", id: "u1", parentId: null, timestamp: at(1), message: piUser("u1") },
+				{ type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: piUser("a1") },
+				// An orphan (older pi's forks left them): a root, as pi and an import read it.
+				{ type: "message", id: "o1", parentId: "ghost", timestamp: at(3), message: piUser("o1") },
+				{ type: "message", id: "b1", parentId: "o1", timestamp: at(4), message: piUser("b1") },
+				{ type: "label", id: "l1", parentId: "b1", timestamp: at(5), targetId: "a1", label: "kept" },
+			];
+			const text = [header, ...lines].map((line) => JSON.stringify(line)).join("\n");
+			await s.importSession(whole, `${text}\n`);
+			await s.continueSession(pieces, { jsonl: `${text.split("\n").slice(0, 3).join("\n")}\n` });
+			expect(
+				await s.continueSession(pieces, {
+					sessionId: "pieces",
+					afterEntryId: "a1",
+					jsonl: `${text.split("\n").slice(3).join("\n")}\n`,
+				}),
+			).toMatchObject({ appended: 3, leafId: "l1" });
+			expect(jsonLines(await s.exportSession(pieces, "pieces"))).toEqual(jsonLines(text));
+			const [one, other] = await Promise.all([whole, pieces].map((ws) => s.getSession(ws, "pieces")));
+			expect(other).toMatchObject({ leafId: one?.leafId, leafDepth: one?.leafDepth });
+			expect(await s.context(pieces, "pieces")).toEqual(await s.context(whole, "pieces"));
+			const depths = async (ws: string) =>
+				(await s.listEntries(ws, "pieces")).filter((e) => e.entry.type !== "leaf").map((e) => e.depth);
+			expect(await depths(pieces)).toEqual(await depths(whole));
+		});
+
+		it("refuses the lines an import of the whole file refuses, with the same code, writing nothing", async () => {
+			const ws = workspace();
+			const s = store();
+			const at = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
+			const header = { type: "session", version: 3, id: "refused", timestamp: at(0), cwd: "/r" };
+			const held = [
+				{ type: "message", id: "u1", parentId: null, timestamp: at(1), message: piUser("u1") },
+				{ type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: piUser("a1") },
+				{ type: "leaf", id: "m1", parentId: "a1", timestamp: at(3), targetId: "u1" },
+			];
+			const asText = (entries: readonly object[]) => `${entries.map((e) => JSON.stringify(e)).join("\n")}\n`;
+			await s.continueSession(ws, { jsonl: asText([header, ...held]) });
+			const before = await s.listEntries(ws, "refused");
+			const message = (id: string, parentId: string) => ({
+				type: "message",
+				id,
+				parentId,
+				timestamp: at(4),
+				message: piUser(id),
+			});
+			const refused: Array<[string, object[]]> = [
+				[
+					"a label of a leaf record",
+					[{ type: "label", id: "l1", parentId: "u1", timestamp: at(4), targetId: "m1", label: "x" }],
+				],
+				["a node under a leaf record", [message("x1", "m1")]],
+				[
+					"a move to no entry",
+					[{ type: "leaf", id: "m2", parentId: "u1", timestamp: at(4), targetId: "nowhere" }],
+				],
+				["a parent defined later", [message("x2", "x3"), message("x3", "u1")]],
+			];
+			for (const [what, lines] of refused) {
+				const imported = await rejectsWithCode(
+					s.importSession(workspace(), asText([header, ...held, ...lines])),
+					"INVALID_INPUT",
+				);
+				const continuedError = await rejectsWithCode(
+					s.continueSession(ws, { sessionId: "refused", afterEntryId: "m1", jsonl: asText(lines) }),
+					"INVALID_INPUT",
+				);
+				expect(continuedError.message, what).toMatch(/^line \d+: /);
+				expect(imported.message, what).toMatch(/^line \d+: /);
+			}
+			expect(await s.listEntries(ws, "refused")).toEqual(before);
+		});
+
 		it("two followers sending the same lines at once store them once", async () => {
 			const ws = workspace();
 			const s = store();
@@ -235,6 +314,14 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 				"jsonl",
 			);
 			expect(error.message).toMatch(/^line 3: the file no longer matches the stored session/);
+			// The line named is the text's own: blank lines count.
+			const [, u1Line, u2Line] = rewritten.split("\n");
+			const blank = await rejectsWithCode(
+				s.continueSession(ws, { sessionId, afterEntryId: null, jsonl: `${u1Line}\n\n${u2Line}\n` }),
+				"ALREADY_EXISTS",
+				"jsonl",
+			);
+			expect(blank.message).toMatch(/^line 3: /);
 			// Written to through the API, then pi wrote on: pi's line is where they part.
 			await s.appendEntry(ws, sessionId, { type: "message", message: piUser("from the API") });
 			writer.appendMessage(piUser("u3"));
@@ -282,11 +369,6 @@ export function continuationSuite(store: () => SessionStore, workspace: () => st
 				s.continueSession(ws, { sessionId: "missing", afterEntryId: null, jsonl: line({ parentId: null }) }),
 				"NOT_FOUND",
 				"sessionId",
-			);
-			await rejectsWithCode(
-				s.continueSession(ws, { sessionId, afterEntryId: u1, jsonl: line({ parentId: "ghost" }) }),
-				"INVALID_INPUT",
-				"line 1.parentId",
 			);
 			await rejectsWithCode(
 				s.continueSession(ws, {
