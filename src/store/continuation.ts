@@ -20,11 +20,16 @@ import {
 	parseSessionFile,
 	startsWithHeader,
 } from "../session/jsonl.js";
-import { nameAfter } from "../session/tree.js";
 import { validateEntryId } from "../session/validate.js";
 import { lastActivity } from "./records.js";
 import { headerOf, type SessionRecord } from "./store.js";
-import { notFoundSession, type SessionWriter, systemClock, type WriteOutcome } from "./write.js";
+import {
+	notFoundSession,
+	type SessionWriter,
+	sessionAfter,
+	systemClock,
+	type WriteOutcome,
+} from "./write.js";
 
 export interface ContinueInput {
 	/** The session's whole file (its header line first), or the lines after `afterEntryId` (no header). */
@@ -146,19 +151,8 @@ export async function continueIn(
 		author,
 	);
 	if (plan.rows.length === 0) return { rows: [], session, held: plan.held, appended: 0 };
-	let name = session.name;
-	for (const row of plan.rows) name = nameAfter(row.entry, name);
-	const last = plan.rows[plan.rows.length - 1] as StoredEntry;
-	const next: SessionRecord = {
-		...session,
-		leafId: plan.leafId,
-		leafDepth: plan.leafDepth,
-		lastSeq: last.seq,
-		entryCount: session.entryCount + plan.rows.length,
-		name,
-		// The time pi wrote its last line, never before the session's last activity.
-		updatedAt: lastActivity(session.updatedAt, plan.rows),
-	};
+	// The time pi wrote its last line, never before the session's last activity.
+	const next = sessionAfter(session, plan, lastActivity(session.updatedAt, plan.rows));
 	await writer.commit(plan.rows, next);
 	return { rows: plan.rows, session: next, held: plan.held, appended: plan.appended };
 }

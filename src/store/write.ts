@@ -5,6 +5,7 @@
  */
 
 import {
+	type AppendPlan,
 	type KnownEntry,
 	type PlanClock,
 	planAppend,
@@ -92,20 +93,25 @@ export async function writeDrafts(
 		return e && { id, isNode: isNode(e.entry), depth: e.depth };
 	};
 	const plan = planAppend(sessionId, head, drafts, known, clock, options.author ?? null);
+	const last = plan.rows[plan.rows.length - 1];
+	const next = sessionAfter(session, plan, last ? last.entry.timestamp : session.updatedAt);
+	await writer.commit(plan.rows, next);
+	return { rows: plan.rows, session: next };
+}
+
+/** The session record once a plan's rows are appended: its pointer, counts and name, and `updatedAt`. */
+export function sessionAfter(session: SessionRecord, plan: AppendPlan, updatedAt: string): SessionRecord {
 	let name = session.name;
 	for (const row of plan.rows) name = nameAfter(row.entry, name);
-	const last = plan.rows[plan.rows.length - 1];
-	const next: SessionRecord = {
+	return {
 		...session,
 		leafId: plan.leafId,
 		leafDepth: plan.leafDepth,
-		lastSeq: last ? last.seq : session.lastSeq,
+		lastSeq: session.lastSeq + plan.rows.length,
 		entryCount: session.entryCount + plan.rows.length,
 		name,
-		updatedAt: last ? last.entry.timestamp : session.updatedAt,
+		updatedAt,
 	};
-	await writer.commit(plan.rows, next);
-	return { rows: plan.rows, session: next };
 }
 
 /**
