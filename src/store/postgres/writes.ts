@@ -127,10 +127,15 @@ export class PgWrites {
 		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
 		const key = JSON.stringify([ws, sessionId]);
 		const outcome = await this.turns.run(key, () => this.writeInTurn(key, ws, sessionId, drafts, options));
+		this.announceWrite(outcome);
+		return outcome;
+	}
+
+	/** A committed tree write's notice: in process now, and by NOTIFY after (when announced so). */
+	private announceWrite(outcome: WriteOutcome): void {
 		const notice = writeNotice(outcome);
 		this.announced(notice);
 		if (notice) this.notifier?.queue(notice);
-		return outcome;
 	}
 
 	/**
@@ -172,9 +177,7 @@ export class PgWrites {
 			this.remember(key, result.session);
 			return result;
 		});
-		const notice = writeNotice(outcome);
-		this.announced(notice);
-		if (notice) this.notifier?.queue(notice);
+		this.announceWrite(outcome);
 		return outcome;
 	}
 
