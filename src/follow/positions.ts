@@ -27,7 +27,7 @@ export interface FilePosition {
 	whole?: boolean;
 }
 
-export const FLUSH_MS = 250;
+const FLUSH_MS = 250;
 
 export const lineHash = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 

@@ -70,7 +70,7 @@ export const LEAF_ANCHOR_TYPE = "session-tree.leaf";
  * from the session and the last move, its time the move's), so every export
  * of the same log is the same file.
  */
-export function piFileEntries(sessionId: string, log: readonly Entry[]): Entry[] {
+function piFileEntries(sessionId: string, log: readonly Entry[]): Entry[] {
 	const nodes = log.filter(isNode);
 	const leaf = replayLeaf(log);
 	if ((nodes[nodes.length - 1]?.id ?? null) === leaf) return nodes;
