@@ -18,6 +18,7 @@ import { fidelityProperty } from "../fidelity/trials.js";
 import { rejectsWithCode } from "../support/expect.js";
 import { buildSessionContext, SessionManager } from "../support/pi-oracle.js";
 import { piDirectory } from "../support/pi-sessions.js";
+import { propertyRuns } from "../support/runs.js";
 import type { Backend } from "./backends.js";
 import { continuationSuite } from "./continuation.js";
 import { metricsProperty } from "./metrics-property.js";
@@ -1731,7 +1732,11 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 
 	describe("context equals pi's buildSessionContext on random trees", () => {
 		it("holds for random sequences of appends, moves, summaries, compactions and labels", async () => {
-			await randomTreeProperty(() => store(), workspace, backend.name === "memory" ? 300 : 100);
+			await randomTreeProperty(
+				() => store(),
+				workspace,
+				backend.name === "memory" ? 300 : propertyRuns(100, 30),
+			);
 		});
 
 		it("holds for random sessions written by pi 1.6.0 and by the harness 0.83.0 (npm run test:fidelity: 1,000 each)", async () => {

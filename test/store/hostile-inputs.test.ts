@@ -36,6 +36,7 @@ import type {
 	SessionRecord,
 	SessionStore,
 } from "../../src/store/store.js";
+import { propertyRuns } from "../support/runs.js";
 import { type Backend, memoryBackend, pgliteBackend, postgresBackend } from "./backends.js";
 
 const LIMITS: InputLimits = {
@@ -1015,6 +1016,6 @@ describe("hostile inputs to the store", () => {
 	afterAll(() => configureInputLimits(saved));
 
 	describe("memory", () => hostileInputSuite(memoryBackend, 200));
-	describe("pglite", () => hostileInputSuite(() => pgliteBackend(), 50));
-	describe("postgres", () => hostileInputSuite(() => postgresBackend(), 50));
+	describe("pglite", () => hostileInputSuite(() => pgliteBackend(), propertyRuns(50, 15)));
+	describe("postgres", () => hostileInputSuite(() => postgresBackend(), propertyRuns(50, 15)));
 });
