@@ -110,7 +110,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
 	metricsUpdateMs: 1000,
 };
 
-/** Environment variable of each limit (the README's Limits table lists the same). */
+/** Environment variable of each limit (docs/security.md's Limits table lists the same). */
 export const LIMIT_VARIABLES: Readonly<Record<keyof ServerLimits, string>> = {
 	bodyBytes: "MAX_BODY_BYTES",
 	responseBytes: "MAX_RESPONSE_BYTES",
@@ -218,7 +218,7 @@ export function persistedConfig(env: NodeJS.ProcessEnv = process.env): Persisted
 	const file = env.PERSISTED_OPERATIONS_FILE?.trim() || undefined;
 	if (only && !file) {
 		throw new ConfigError(
-			"PERSISTED_ONLY=1 needs PERSISTED_OPERATIONS_FILE: a JSON file of the operations allowed (see README, Persisted operations)",
+			"PERSISTED_ONLY=1 needs PERSISTED_OPERATIONS_FILE: a JSON file of the operations allowed (see docs/operations.md, Persisted queries)",
 		);
 	}
 	return { only, cacheEntries, cacheBytes, ...(file ? { file } : {}) };

@@ -1,6 +1,6 @@
 /**
  * The follower: pi's session files, as pi writes them, into the service
- * (README, "Following a running pi"). It watches the given files and
+ * (docs/following.md). It watches the given files and
  * directories (recursively, `*.jsonl`) with the operating system's file
  * notifications (chokidar; polling where those fail, or when asked), and for
  * every file that changes sends its new complete lines to a sink

@@ -1,5 +1,5 @@
 /**
- * The operations GraphiQL opens with; the README shows the same ones. A test
+ * The operations GraphiQL opens with; docs/api.md shows the same ones. A test
  * runs them against a real server, so they stay correct.
  */
 export const GRAPHIQL_EXAMPLE = `# A session tree is an append-only log; the leaf pointer says which branch

@@ -1,5 +1,5 @@
 /**
- * The Postgres data model (README, "Architecture notes"). Every entry key
+ * The Postgres data model (docs/architecture.md). Every entry key
  * starts with the session's key, so the table can be partitioned or
  * distributed by session without changing the model. Entry rows are append-only (a trigger
  * rejects UPDATE and DELETE; see drizzle/*_append_only.sql); the session row's
