@@ -1,5 +1,15 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
+/**
+ * PgStore: the SessionStore on Postgres and PGlite (./schema.ts). Each method
+ * decides which statements a call runs, in which transaction, and what it
+ * announces after the commit; the statements are ./queries.ts (reads),
+ * ./walk.ts (paths and contexts), ./tree.ts (tree views), ./writes.ts (tree
+ * writes), ./inserts.ts (imports and forks), ./session-stats.ts and
+ * ./metrics.ts (analytics), ./search.ts.
+ *
+ * One file: the interface's one implementation for both backends, a method
+ * per SessionStore method, each a few lines choosing statements.
+ */
+import { sql } from "drizzle-orm";
 import { projectContext } from "../../session/context.js";
 import type {
 	DraftEntry,
@@ -12,26 +22,9 @@ import { isSessionError } from "../../session/errors.js";
 import { exportSessionFile } from "../../session/export.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
-import { measureEntries } from "../../session/measures.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
-import {
-	measuresOfRollups,
-	ROLLUP_FIGURES,
-	type RollupFigures,
-	type RollupRow,
-} from "../../session/rollup.js";
 import type { SessionStats } from "../../session/session-stats.js";
 import type { Comparison } from "../../session/tree-view.js";
-import {
-	assistantTurnOf,
-	PERCENTILES,
-	type Spread,
-	TURN_STATISTICS,
-	TURN_VALUES,
-	type TurnStatistic,
-	type TurnValue,
-	turnSpreads,
-} from "../../session/turns.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
@@ -84,8 +77,8 @@ import {
 	TreeWrites,
 	type WriteOutcome,
 } from "../write.js";
-import { dirtyWorkspaces, FoldSchedule, foldWorkspace, zeroSessionRollups } from "./fold.js";
-import { addRollupBatches, insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
+import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./fold.js";
+import { insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
 import { rollupMetrics } from "./metrics.js";
 import {
 	activityRows,
@@ -106,11 +99,11 @@ import {
 	sessionWithLogRows,
 	tipRows,
 } from "./queries.js";
-import { isoText, setLabels, toRecord, toStored } from "./rows.js";
-import { assistantTurns, entries, sessions, usageRollups } from "./schema.js";
+import { setLabels, toRecord, toStored } from "./rows.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
-import { executeRows, statement } from "./statements.js";
+import { rebuildSessionRollups, sessionStatsOf } from "./session-stats.js";
+import { statement } from "./statements.js";
 
 /** The oldest transaction still running (the next one when none is): xid8 as decimal text. */
 const oldestRunningTransaction = statement<{ xmin: string }>(
@@ -433,129 +426,18 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return projectContext(path.map((e) => e.entry));
 	}
 
-	/**
-	 * Rollups recomputed from the logs: every session's, or (`missingOnly`)
-	 * those of sessions that have entries and no rollup row, i.e. written
-	 * before rollups existed; a rebuild stopped halfway resumes there. Each
-	 * session in a transaction holding its row lock: its writes wait, so no
-	 * entry is counted twice or missed. Upkeep, so on the upkeep connection
-	 * (bulk timeout, no statement log). Returns the sessions rebuilt.
-	 */
+	/** Rollups and turn rows recomputed from the logs (./session-stats.ts), then folded. */
 	async rebuildRollups(options: RebuildRollupsOptions = {}): Promise<number> {
-		const missing = sql`not exists (select 1 from ${usageRollups} where ${usageRollups.sessionKey} = ${sessions.key})`;
-		const targets = await this.upkeepDb
-			.select({ key: sessions.key, ws: sessions.workspaceId, id: sessions.id })
-			.from(sessions)
-			.where(and(sql`${sessions.entryCount} > 0`, options.missingOnly ? missing : undefined))
-			.orderBy(sessions.key);
-		let rebuilt = 0;
-		for (const [index, { key, ws, id }] of targets.entries()) {
-			const made = await this.upkeepDb.transaction(async (tx) => {
-				const [locked] = await tx
-					.select({ key: sessions.key })
-					.from(sessions)
-					.where(and(eq(sessions.key, key), options.missingOnly ? missing : undefined))
-					.for("update");
-				if (!locked) return false;
-				// Zeroed, not deleted, so the workspace's folded rows stay exact (./fold.ts); turn rows are not folded.
-				await tx.execute(zeroSessionRollups(key));
-				await tx.delete(assistantTurns).where(eq(assistantTurns.sessionKey, key));
-				const rows = await entryLogRows(tx, ws, id, {
-					afterSeq: 0,
-					beforeSeq: undefined,
-					types: undefined,
-					limit: undefined,
-					fromEnd: false,
-				});
-				await addRollupBatches(
-					tx,
-					key,
-					rows.map((r) => toStored(r, id)),
-				);
-				return true;
-			});
-			if (made) rebuilt++;
-			options.onSession?.(index + 1, targets.length);
-		}
+		const rebuilt = await rebuildSessionRollups(this.upkeepDb, options);
 		if (rebuilt > 0) await this.foldRollups();
 		return rebuilt;
 	}
 
-	/**
-	 * A session's stats without reading its log: the tree's measures from its
-	 * rollups, its turns' spreads from its turn rows, its shape from the
-	 * placement columns (tips through the children index), and the path's
-	 * measures and spreads from the path walk.
-	 */
+	/** A session's stats without reading its log (./session-stats.ts); the path's from the path walk. */
 	async sessionStats(ws: string, sessionId: string): Promise<SessionStats> {
 		// First: a missing session is NOT_FOUND here.
 		const path = await this.activePath(ws, sessionId, { full: true });
-		const key = sessionKeyOf(ws, sessionId);
-		const figures = ROLLUP_FIGURES.map((f) => sql`sum(${usageRollups[f]})::float8 as ${sql.identifier(f)}`);
-		const rollups = await executeRows<Pick<RollupRow, "entryType" | "role"> & RollupFigures>(
-			this.db,
-			sql`select ${usageRollups.entryType} as "entryType", ${usageRollups.role} as role, ${sql.join(figures, sql`, `)}
-				from ${usageRollups} where ${usageRollups.sessionKey} = ${key}
-				group by 1, 2`,
-		);
-		const statistics = TURN_VALUES.flatMap((value) => {
-			const column = assistantTurns[value];
-			const as = (statistic: TurnStatistic) => sql.identifier(`${value}.${statistic}`);
-			return [
-				sql`min(${column}) as ${as("min")}`,
-				sql`max(${column}) as ${as("max")}`,
-				...(["p50", "p95"] as const).map(
-					(p) =>
-						sql`percentile_disc(${PERCENTILES[p]}::float8) within group (order by ${column}) as ${as(p)}`,
-				),
-			];
-		});
-		const [turns] = await executeRows<Record<string, number | null>>(
-			this.db,
-			sql`select ${sql.join(statistics, sql`, `)} from ${assistantTurns} where ${assistantTurns.sessionKey} = ${key}`,
-		);
-		const spread = (value: TurnValue) =>
-			Object.fromEntries(
-				TURN_STATISTICS.map((statistic) => {
-					const v = turns?.[`${value}.${statistic}`];
-					return [statistic, v === null || v === undefined ? null : Number(v)];
-				}),
-			) as Spread;
-		// The session's entry rows `e`; `c` their child nodes (a tip has none), `f` the first and last by seq.
-		const e = (column: PgColumn) => sql`e.${sql.identifier(column.name)}`;
-		const c = (column: PgColumn) => sql`c.${sql.identifier(column.name)}`;
-		const f = (column: PgColumn) => sql`f.${sql.identifier(column.name)}`;
-		const end = (order: SQL) =>
-			sql`(select ${isoText(f(entries.timestamp))} from ${entries} as f
-				where ${f(entries.sessionKey)} = ${key} order by ${f(entries.seq)} ${order} limit 1)`;
-		const [shape] = await executeRows<{
-			maxDepth: number | null;
-			tips: number | string;
-			first: string | null;
-			last: string | null;
-		}>(
-			this.db,
-			sql`select max(${e(entries.depth)}) filter (where ${e(entries.type)} <> 'leaf') as "maxDepth",
-				count(*) filter (where ${e(entries.type)} <> 'leaf' and not exists (
-					select 1 from ${entries} as c where ${c(entries.sessionKey)} = ${e(entries.sessionKey)}
-						and ${c(entries.parentId)} = ${e(entries.id)} and ${c(entries.type)} <> 'leaf')) as tips,
-				${end(sql`asc`)} as first, ${end(sql`desc`)} as last
-			from ${entries} as e where ${e(entries.sessionKey)} = ${key}`,
-		);
-		return {
-			tree: measuresOfRollups(rollups),
-			path: measureEntries(path.map((stored) => stored.entry)),
-			treeTurns: {
-				totalTokens: spread("totalTokens"),
-				cost: spread("cost"),
-				durationMs: spread("durationMs"),
-			},
-			pathTurns: turnSpreads(path.flatMap((stored) => assistantTurnOf(stored.entry) ?? [])),
-			tips: Number(shape?.tips ?? 0),
-			maxDepth: shape?.maxDepth == null ? -1 : Number(shape.maxDepth),
-			firstActivity: shape?.first ?? null,
-			lastActivity: shape?.last ?? null,
-		};
+		return sessionStatsOf(this.db, sessionKeyOf(ws, sessionId), path);
 	}
 
 	async metrics(ws: string, query: MetricsQuery): Promise<MetricsResult> {
