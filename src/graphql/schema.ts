@@ -8,6 +8,7 @@ import "./types/entry.js";
 import "./types/entry-types.js";
 import "./types/entry-writes.js";
 import "./types/session.js";
+import "./types/session-writes.js";
 import "./types/continuation.js";
 import "./types/caller.js";
 import "./types/events.js";

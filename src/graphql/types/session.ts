@@ -1,6 +1,7 @@
 /**
  * Sessions: the Session type with its views (append log, branch, context,
- * tips, JSONL), the session queries, and the session-level mutations.
+ * tips, JSONL) and the session queries; the session-level mutations are
+ * ./session-writes.ts.
  */
 import type { FieldNode, GraphQLObjectType, GraphQLResolveInfo } from "graphql";
 import type { EntryType } from "../../session/entry.js";
@@ -16,13 +17,13 @@ import {
 } from "../../store/paging.js";
 import { sessionQuery } from "../../store/session-query.js";
 import { readSessionStats } from "../../store/session-stats.js";
-import type { EntryLogQuery, ImportedSession, SessionRecord } from "../../store/store.js";
+import type { EntryLogQuery, SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
-import { builder, type GraphQLContext } from "../builder.js";
+import { builder } from "../builder.js";
 import { type Connection, connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
 import { maySelect, omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
-import { AppendEntryPayloadRef, EntryConnectionRef } from "./entry.js";
+import { EntryConnectionRef } from "./entry.js";
 import { SessionStatsRef } from "./usage.js";
 
 const ExportFormatEnum = builder.enumType("ExportFormat", {
@@ -312,108 +313,5 @@ builder.queryFields((t) => ({
 			const list: SessionList = connection(page, page.totalCount);
 			return activityCursor ? { ...list, activityCursor } : list;
 		},
-	}),
-}));
-
-const CreateSessionInput = builder.inputType("CreateSessionInput", {
-	fields: (t) => ({
-		sessionId: t.string({
-			description: "Optional caller-chosen id (pi's session id); generated when absent.",
-		}),
-		name: t.string(),
-		cwd: t.string(),
-		parentSessionId: t.string(),
-	}),
-});
-
-const RenameSessionInput = builder.inputType("RenameSessionInput", {
-	fields: (t) => ({ sessionId: t.string({ required: true }), name: t.string({ required: true }) }),
-});
-
-const ForkSessionInput = builder.inputType("ForkSessionInput", {
-	fields: (t) => ({
-		sessionId: t.string({ required: true }),
-		entryId: t.string({
-			description: "The new session holds the path root -> entryId (default: current leaf).",
-		}),
-		newSessionId: t.string(),
-	}),
-});
-
-const ImportSessionInput = builder.inputType("ImportSessionInput", {
-	fields: (t) => ({
-		jsonl: t.string({ required: true, description: "A pi session file (JSONL, versions 1-3)." }),
-		sessionId: t.string({ description: "Overrides the header's id." }),
-	}),
-});
-
-const ImportSessionPayloadRef = builder.objectRef<ImportedSession>("ImportSessionPayload").implement({
-	fields: (t) => ({
-		session: t.field({ type: SessionRef, resolve: (imported) => imported }),
-		created: t.exposeBoolean("created", {
-			description: "False when the same file was imported before and the stored session is returned.",
-		}),
-	}),
-});
-
-function importFile(
-	input: { jsonl: string; sessionId?: string | null | undefined },
-	{ store, workspaceId, identity }: Pick<GraphQLContext, "store" | "workspaceId" | "identity">,
-): Promise<ImportedSession> {
-	return store.importSession(workspaceId, input.jsonl, {
-		...(input.sessionId == null ? {} : { sessionId: input.sessionId }),
-		author: identity.subject,
-	});
-}
-
-/** Drop nulls: GraphQL's "not given" and the store's optional fields. */
-function given<T extends Record<string, unknown>>(
-	input: T,
-): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
-	return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as never;
-}
-
-builder.mutationFields((t) => ({
-	createSession: t.field({
-		type: SessionRef,
-		args: { input: t.arg({ type: CreateSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId }) => store.createSession(workspaceId, given(input)),
-	}),
-	renameSession: t.field({
-		type: AppendEntryPayloadRef,
-		description: "Name the session by appending a session_info entry (trimmed; empty clears).",
-		args: { input: t.arg({ type: RenameSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId, identity }) =>
-			store.renameSession(workspaceId, input.sessionId, input.name, { author: identity.subject }),
-	}),
-	forkSession: t.field({
-		type: SessionRef,
-		description: "Copy the path root -> entry into a new session whose parent is this one.",
-		complexity: 100,
-		args: { input: t.arg({ type: ForkSessionInput, required: true }) },
-		resolve: (_, { input }, { store, workspaceId, identity }) => {
-			const { entryId, newSessionId } = given(input);
-			return store.forkSession(workspaceId, input.sessionId, {
-				...(entryId === undefined ? {} : { entryId }),
-				...(newSessionId === undefined ? {} : { newSessionId }),
-				author: identity.subject,
-			});
-		},
-	}),
-	importSession: t.field({
-		type: SessionRef,
-		description:
-			"Import a pi session file of any version (1-3); it is migrated to version 3. Re-importing the file of a stored session returns it; other content under a taken id is ALREADY_EXISTS. importSessionFile also tells which happened.",
-		complexity: 100,
-		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
-		resolve: (_, { input }, context) => importFile(input, context),
-	}),
-	importSessionFile: t.field({
-		type: ImportSessionPayloadRef,
-		description:
-			"importSession, answering whether the session was created: false when the identical file was already imported (nothing is written).",
-		complexity: 100,
-		args: { input: t.arg({ type: ImportSessionInput, required: true }) },
-		resolve: (_, { input }, context) => importFile(input, context),
 	}),
 }));
