@@ -9,12 +9,8 @@ import { InProcessBus } from "./events/bus.js";
 import { LiveEvents } from "./events/live.js";
 import { PgListenBus } from "./events/pg-bus.js";
 import { PgPresenceTransport } from "./events/pg-presence.js";
-import {
-	InProcessPresenceTransport,
-	PresenceHub,
-	type PresenceOptions,
-	type PresenceTransport,
-} from "./events/presence.js";
+import { PresenceHub, type PresenceOptions } from "./events/presence.js";
+import { InProcessPresenceTransport, type PresenceTransport } from "./events/presence-transport.js";
 import type { Logger } from "./logger.js";
 import { openStore, type StoreConfig, type StoreOptions } from "./store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "./store/store.js";

@@ -22,7 +22,7 @@ import {
 	type PresenceMessage,
 	type PresenceReceiver,
 	type PresenceTransport,
-} from "./presence.js";
+} from "./presence-transport.js";
 
 export const PRESENCE_CHANNEL = "session_tree_presence";
 

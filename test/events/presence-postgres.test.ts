@@ -9,7 +9,8 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgPresenceTransport, PRESENCE_CHANNEL } from "../../src/events/pg-presence.js";
-import { PresenceHub, type Viewer } from "../../src/events/presence.js";
+import { PresenceHub } from "../../src/events/presence.js";
+import type { Viewer } from "../../src/events/presence-transport.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 import { within } from "../support/expect.js";

@@ -6,19 +6,21 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
-	decodeMessage,
-	encodeMessage,
 	type PresenceHub as Hub,
-	InProcessPresenceNetwork,
-	InProcessPresenceTransport,
 	type PresenceClock,
 	PresenceHub,
-	type PresenceMessage,
 	type PresenceOptions,
+} from "../../src/events/presence.js";
+import {
+	decodeMessage,
+	encodeMessage,
+	InProcessPresenceNetwork,
+	InProcessPresenceTransport,
+	type PresenceMessage,
 	type PresenceReceiver,
 	type PresenceTransport,
 	type Viewer,
-} from "../../src/events/presence.js";
+} from "../../src/events/presence-transport.js";
 import { silentLogger } from "../../src/logger.js";
 import { rejectsWithCode, within } from "../support/expect.js";
 

@@ -13,7 +13,8 @@
  * serves its subscription (an HTTP mutation may land on another instance
  * than the SSE or WebSocket subscription).
  */
-import type { PresenceSnapshot, Viewer } from "../../events/presence.js";
+import type { PresenceSnapshot } from "../../events/presence.js";
+import type { Viewer } from "../../events/presence-transport.js";
 import { SessionError } from "../../session/errors.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { eventPayload, guarded, type Item } from "./events.js";
