@@ -6,6 +6,11 @@
  * it saw gets every later event once, in the log's order, whatever happened
  * in between (disconnects, restarts, other instances).
  *
+ * One file: the workspace feed, its streams and the log read they share
+ * hold one protocol (a stream takes a push only where it continues, else
+ * reads for itself), which is checked in one place; the positions it
+ * speaks in are ./activity-position.ts, the wiring to the bus ./live.ts.
+ *
  * The log is the source of truth; notices only say when to read it. One feed
  * per watched workspace holds a position and, on each notice, reads the log
  * after it and pushes the events to the workspace's streams. Its work is

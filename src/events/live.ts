@@ -6,6 +6,10 @@
  * workspace changed. Feeds, timers and the bus subscription exist only while
  * someone listens, so closing every subscription returns all listener counts
  * to zero and an unwatched workspace costs nothing.
+ *
+ * One file: the registry owns each session feed, its change signal, the
+ * bus subscription and the timers, and they share one lifecycle (they exist
+ * only while someone listens); the activity feed is ./activity.ts.
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";

@@ -6,6 +6,12 @@
  * it in SQL instead, and the store conformance suite holds both to a
  * recomputation from the append log.
  *
+ * One file: the metrics query's rules (checking a query, time buckets in a
+ * zone, what each measure is made of, ordering and cutting rows, the
+ * in-memory answer) are one specification that the Postgres SQL
+ * (store/postgres/metrics.ts) must match measure by measure; the rollup rows
+ * it reads are ./rollup.ts, the per-turn values ./turns.ts.
+ *
  * Semantics, in one place:
  * - every measure counts entries of the append logs: a fork's copied path and
  *   an import count as entries of their sessions, as pi counts them in their

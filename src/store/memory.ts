@@ -3,6 +3,10 @@
  * id index. Every read returns copies, so callers cannot change stored state.
  * Several MemoryStore instances may share one MemoryDatabase (as two servers
  * share one Postgres).
+ *
+ * One file: the reference backend is read beside the interface it
+ * implements, a method per SessionStore method, each a few lines over the
+ * arrays; the rules are the session layer's and the writes ../write.ts's.
  */
 
 import { projectContext } from "../session/context.js";

@@ -7,6 +7,10 @@
  * the ordinary PgStore) and one message back with the structured-cloned
  * result.
  *
+ * One file: the main thread's half of the worker protocol; the calls, the
+ * table of pending ones and the worker's lifecycle (the lock, a crash, the
+ * exit) share the invariants above. Its other half is ./worker.ts.
+ *
  * Invariants:
  * - The main thread holds the directory's lock from before the worker opens
  *   the directory until after the worker closed PGlite and exited.

@@ -1,4 +1,8 @@
 /**
+ * One file: the SQL of one query, the metrics GROUP BY, built from parts
+ * (keys, measures, filters, creations, percentiles) that only make sense
+ * together.
+ *
  * Metrics on Postgres: one GROUP BY over rollup rows, never over entries: the
  * workspace's folded rows (./fold.ts) when the query needs no session's own
  * rows, else its sessions' rows (./schema.ts usageRollups). Session

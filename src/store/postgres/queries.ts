@@ -4,6 +4,10 @@
  * builder where it expresses the statement, else `${table.column}` inside
  * `sql`. Every function sends exactly one statement; the GraphQL suite counts
  * them per request.
+ *
+ * One file: every statement a read sends, one function each, so a reader
+ * finds the SQL of a call in one place (the tree views' are ./tree.ts, the
+ * metrics' ./metrics.ts, the writes' ./writes.ts and ./inserts.ts).
  */
 import { and, count, eq, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
