@@ -22,7 +22,7 @@ import {
 } from "../session/jsonl.js";
 import { validateEntryId } from "../session/validate.js";
 import { lastActivity } from "./records.js";
-import { headerOf, type SessionRecord } from "./store.js";
+import { type ContinuedSession, type ContinueInput, headerOf } from "./store.js";
 import {
 	notFoundSession,
 	type SessionWriter,
@@ -30,24 +30,6 @@ import {
 	systemClock,
 	type WriteOutcome,
 } from "./write.js";
-
-export interface ContinueInput {
-	/** The session's whole file (its header line first), or the lines after `afterEntryId` (no header). */
-	jsonl: string;
-	/** The session's id: a whole file's header names it (this overrides it); lines need it. */
-	sessionId?: string;
-	/** With lines: the id of the file's entry they follow; null: they are its first lines. */
-	afterEntryId?: string | null;
-}
-
-export interface ContinuedSession extends SessionRecord {
-	/** The session did not exist and the whole file was imported. */
-	created: boolean;
-	/** Lines stored now. */
-	appended: number;
-	/** Lines the session held already (a re-sent or repeated line changes nothing). */
-	held: number;
-}
 
 /** A continuation request, read: a whole file, or lines after an entry. */
 export type ContinuationRequest =

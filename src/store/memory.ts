@@ -32,14 +32,7 @@ import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../
 import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
-import {
-	type ContinuationWriter,
-	type ContinuedSession,
-	type ContinueInput,
-	continued,
-	continueIn,
-	readContinuation,
-} from "./continuation.js";
+import { type ContinuationWriter, continued, continueIn, readContinuation } from "./continuation.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {
@@ -53,13 +46,15 @@ import {
 	sessionIdTaken,
 } from "./records.js";
 import { type SearchPage, type SearchQuery, searchLogs } from "./search.js";
-import { findSessionsIn, type SessionQuery } from "./session-query.js";
+import { findSessionsIn } from "./session-query.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
 	type AuthorOptions,
 	type ContextQuery,
+	type ContinuedSession,
+	type ContinueInput,
 	type CreateSessionInput,
 	type EntryLogQuery,
 	type ExportOptions,
@@ -70,11 +65,14 @@ import {
 	type Page,
 	type PathQuery,
 	type SessionPageArgs,
+	type SessionQuery,
 	type SessionRecord,
 	type SessionStore,
 	type SessionWithEntries,
+	type TreePage,
+	type TreeQuery,
 } from "./store.js";
-import { compareOf, type TreePage, type TreeQuery, treePageOf } from "./tree-view.js";
+import { compareOf, treePageOf } from "./tree-view.js";
 import {
 	authorOf,
 	createdNotice,

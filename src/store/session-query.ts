@@ -14,36 +14,14 @@ import { compareCodePoints } from "../session/metrics.js";
 import { rollupRows } from "../session/rollup.js";
 import { decodeOpaque, encodeOpaque } from "./opaque.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
-import type { Page, SessionRecord } from "./store.js";
-
-export const SESSION_ORDER_FIELDS = ["activity", "created", "entries", "cost", "tokens"] as const;
-export type SessionOrderField = (typeof SESSION_ORDER_FIELDS)[number];
-
-export interface SessionFilter {
-	/** Last activity at or after (ISO 8601). */
-	updatedAfter?: string | null | undefined;
-	/** Last activity before (ISO 8601). */
-	updatedBefore?: string | null | undefined;
-	/** Used this model (an assistant message names it). */
-	model?: string | null | undefined;
-	/** The name contains this text, ignoring case. */
-	nameContains?: string | null | undefined;
-	/** Forked from this session. */
-	parentSessionId?: string | null | undefined;
-}
-
-/** Where a session stands in the order: its sort value, then its id (ties). */
-export interface SessionPosition {
-	value: number | string;
-	sessionId: string;
-}
-
-export interface SessionQuery {
-	order: { field: SessionOrderField; descending: boolean };
-	filter: SessionFilter;
-	first: number;
-	after: SessionPosition | null;
-}
+import type {
+	Page,
+	SessionFilter,
+	SessionOrderField,
+	SessionPosition,
+	SessionQuery,
+	SessionRecord,
+} from "./store.js";
 
 /** A session's sums the orders read. */
 export interface SessionTotals {

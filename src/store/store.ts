@@ -3,6 +3,12 @@
  * the same conformance suite (test/store/conformance.ts). Every call is
  * scoped to a workspace (tenant): a session of another workspace does not
  * exist for the caller.
+ *
+ * One file: the interface and every type its methods take or return, so an
+ * implementer reads one file, and the modules that hold the rules behind them
+ * (paging, session queries, tree views, continuations, records, writes)
+ * import from here while this file imports none of them: no import cycle
+ * (Biome's noImportCycles, type-only imports included).
  */
 
 import type { DraftEntry, EntryTypeOrOther, SessionContext, StoredEntry } from "../session/entry.js";
@@ -10,11 +16,8 @@ import type { ExportFormat } from "../session/export.js";
 import type { SessionHeader } from "../session/jsonl.js";
 import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import type { SessionStats } from "../session/session-stats.js";
-import type { Comparison } from "../session/tree-view.js";
-import type { ContinuedSession, ContinueInput } from "./continuation.js";
+import type { Comparison, TreeNode } from "../session/tree-view.js";
 import type { SearchPage, SearchQuery } from "./search.js";
-import type { SessionQuery } from "./session-query.js";
-import type { TreePage, TreeQuery } from "./tree-view.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
@@ -169,11 +172,75 @@ export interface ImportedSession extends SessionRecord {
 	created: boolean;
 }
 
+/** A session's pi file, or the lines of it the store lacks (`continueSession`). */
+export interface ContinueInput {
+	/** The session's whole file (its header line first), or the lines after `afterEntryId` (no header). */
+	jsonl: string;
+	/** The session's id: a whole file's header names it (this overrides it); lines need it. */
+	sessionId?: string;
+	/** With lines: the id of the file's entry they follow; null: they are its first lines. */
+	afterEntryId?: string | null;
+}
+
+/** The session a continuation stored or found, and how many lines it stored now. */
+export interface ContinuedSession extends SessionRecord {
+	/** The session did not exist and the whole file was imported. */
+	created: boolean;
+	/** Lines stored now. */
+	appended: number;
+	/** Lines the session held already (a re-sent or repeated line changes nothing). */
+	held: number;
+}
+
 /** The author is the forker's: copied rows keep their own authors, the label entries a fork appends are the forker's. */
 export interface ForkInput extends AuthorOptions {
 	/** Default: the current leaf. */
 	entryId?: string;
 	newSessionId?: string;
+}
+
+/** The sessions list in another order or filtered (`findSessions`; the rules are ./session-query.ts). */
+export const SESSION_ORDER_FIELDS = ["activity", "created", "entries", "cost", "tokens"] as const;
+export type SessionOrderField = (typeof SESSION_ORDER_FIELDS)[number];
+
+export interface SessionFilter {
+	/** Last activity at or after (ISO 8601). */
+	updatedAfter?: string | null | undefined;
+	/** Last activity before (ISO 8601). */
+	updatedBefore?: string | null | undefined;
+	/** Used this model (an assistant message names it). */
+	model?: string | null | undefined;
+	/** The name contains this text, ignoring case. */
+	nameContains?: string | null | undefined;
+	/** Forked from this session. */
+	parentSessionId?: string | null | undefined;
+}
+
+/** Where a session stands in the order: its sort value, then its id (ties). */
+export interface SessionPosition {
+	value: number | string;
+	sessionId: string;
+}
+
+export interface SessionQuery {
+	order: { field: SessionOrderField; descending: boolean };
+	filter: SessionFilter;
+	first: number;
+	after: SessionPosition | null;
+}
+
+/** A page of the tree view (`sessionTree`; the rules are ./tree-view.ts). */
+export interface TreeQuery {
+	/** Nodes after this seq (0: from the start). */
+	afterSeq: number;
+	/** At most this many nodes. */
+	first: number;
+}
+
+export interface TreePage {
+	nodes: TreeNode[];
+	/** Nodes follow this page. */
+	hasNextPage: boolean;
 }
 
 /** One committed tree write in a workspace's activity log (`SessionStore.activity`). */

@@ -9,9 +9,10 @@
 import type { StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { pathToRoot } from "../session/tree.js";
-import { type Comparison, comparePaths, type TreeNode, treeNodes } from "../session/tree-view.js";
+import { type Comparison, comparePaths, treeNodes } from "../session/tree-view.js";
 import { decodeSeqCursor } from "./paging.js";
 import { checkPathStart } from "./records.js";
+import type { TreePage, TreeQuery } from "./store.js";
 
 /** A tree node is one narrow row: pages may be longer than other connections' (store/paging.ts). */
 export const DEFAULT_TREE_PAGE_SIZE = 500;
@@ -26,19 +27,6 @@ export function treeQuery(first: number | null | undefined, after: string | null
 			field: "first",
 		});
 	return { first: size, afterSeq: after == null ? 0 : decodeSeqCursor(after, "after") };
-}
-
-export interface TreeQuery {
-	/** Nodes after this seq (0: from the start). */
-	afterSeq: number;
-	/** At most this many nodes. */
-	first: number;
-}
-
-export interface TreePage {
-	nodes: TreeNode[];
-	/** Nodes follow this page. */
-	hasNextPage: boolean;
 }
 
 /** A page of the tree view from the session's whole log (log order; leaf records are not nodes). */

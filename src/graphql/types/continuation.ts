@@ -2,7 +2,7 @@
  * `continueSession`: the rest of a pi file, from a follower beside a running
  * pi (npm run follow). The rules are store/continuation.ts's.
  */
-import type { ContinuedSession } from "../../store/continuation.js";
+import type { ContinuedSession } from "../../store/store.js";
 import { builder } from "../builder.js";
 import { SessionRef } from "../refs.js";
 

@@ -29,7 +29,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, type RollupKey } from "../../session/rollup.js";
-import type { Db } from "./queries.js";
+import type { Db } from "./db.js";
 import { sessions, usageRollups, workspaceRollups } from "./schema.js";
 import { executeRows } from "./statements.js";
 

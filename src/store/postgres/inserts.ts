@@ -10,7 +10,8 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { StoredEntry } from "../../session/entry.js";
 import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, rollupRows, turnRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
-import { type Db, sessionKeyOf } from "./queries.js";
+import type { Db } from "./db.js";
+import { sessionKeyOf } from "./queries.js";
 import { entryInserts } from "./rows.js";
 import { activityLog, assistantTurns, entries, sessions, usageRollups } from "./schema.js";
 

@@ -39,6 +39,7 @@ import {
 	type RollupExtremes,
 } from "../../session/rollup.js";
 import { PERCENTILES } from "../../session/turns.js";
+import type { Db } from "./db.js";
 import {
 	countsNothing,
 	dirtyKeys,
@@ -48,7 +49,7 @@ import {
 	sameKey,
 	workspaceSessions,
 } from "./fold.js";
-import { type Db, list } from "./queries.js";
+import { list } from "./queries.js";
 import { isoText } from "./rows.js";
 import { usageRollups as r, sessions, assistantTurns as t, workspaceRollups } from "./schema.js";
 import { executeRows } from "./statements.js";

@@ -10,13 +10,14 @@
  * metrics' ./metrics.ts, the writes' ./writes.ts and ./inserts.ts).
  */
 import { and, count, eq, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
-import { alias, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { alias } from "drizzle-orm/pg-core";
 import { ENTRY_TYPES, OTHER_TYPE } from "../../session/entry.js";
 import { type JsonText, parseJsonText } from "../../session/raw-json.js";
 import { isStorableText } from "../../session/validate.js";
 import type { SessionWindow } from "../paging.js";
 import { sessionIdTaken } from "../records.js";
 import type { EntryOmissions, SessionRecord } from "../store.js";
+import type { Db } from "./db.js";
 import {
 	type BriefEntryRow,
 	type EntryRow,
@@ -31,8 +32,6 @@ import * as schema from "./schema.js";
 import { executeRows, statement, statementFamily } from "./statements.js";
 
 const { entries, sessions } = schema;
-
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /**
  * `x in ${list(values)}`: the values as one JSON parameter, so a list has no

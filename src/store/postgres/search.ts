@@ -10,7 +10,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { HIGHLIGHT_END, HIGHLIGHT_START, snippetOf } from "../../session/search-text.js";
 import type { SearchHit, SearchPage, SearchQuery } from "../search.js";
-import type { Db } from "./queries.js";
+import type { Db } from "./db.js";
 import { type EntryRow, entryColumns, selectList, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
 import { executeRows } from "./statements.js";

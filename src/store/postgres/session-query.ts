@@ -7,9 +7,9 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { type SessionOrderField, type SessionQuery, sessionPage } from "../session-query.js";
-import type { Page, SessionRecord } from "../store.js";
-import type { Db } from "./queries.js";
+import { sessionPage } from "../session-query.js";
+import type { Page, SessionOrderField, SessionQuery, SessionRecord } from "../store.js";
+import type { Db } from "./db.js";
 import { type SessionRow, selectList, sessionColumns, toRecord } from "./rows.js";
 import { sessions, usageRollups } from "./schema.js";
 import { executeRows } from "./statements.js";

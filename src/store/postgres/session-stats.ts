@@ -27,9 +27,10 @@ import {
 	turnSpreads,
 } from "../../session/turns.js";
 import type { RebuildRollupsOptions } from "../store.js";
+import type { Db } from "./db.js";
 import { zeroSessionRollups } from "./fold.js";
 import { addRollupBatches } from "./inserts.js";
-import { type Db, entryLogRows } from "./queries.js";
+import { entryLogRows } from "./queries.js";
 import { isoText, toStored } from "./rows.js";
 import { assistantTurns, entries, sessions, usageRollups } from "./schema.js";
 import { executeRows } from "./statements.js";

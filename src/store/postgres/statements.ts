@@ -16,7 +16,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Db } from "./queries.js";
+import type { Db } from "./db.js";
 
 /** Rendering needs no state of a database: one dialect for every statement. */
 const dialect = new PgDialect();

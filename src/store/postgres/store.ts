@@ -28,13 +28,7 @@ import type { Comparison } from "../../session/tree-view.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
-import {
-	type ContinuedSession,
-	type ContinueInput,
-	continued,
-	continueIn,
-	readContinuation,
-} from "../continuation.js";
+import { continued, continueIn, readContinuation } from "../continuation.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
 	exportFormat,
@@ -46,13 +40,14 @@ import {
 	sessionIdTaken,
 } from "../records.js";
 import type { SearchPage, SearchQuery } from "../search.js";
-import type { SessionQuery } from "../session-query.js";
 import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
 	type AuthorOptions,
 	type ContextQuery,
+	type ContinuedSession,
+	type ContinueInput,
 	type CreateSessionInput,
 	type EntryLogQuery,
 	type ExportOptions,
@@ -64,11 +59,13 @@ import {
 	type PathQuery,
 	type RebuildRollupsOptions,
 	type SessionPageArgs,
+	type SessionQuery,
 	type SessionRecord,
 	type SessionStore,
 	type SessionWithEntries,
+	type TreePage,
+	type TreeQuery,
 } from "../store.js";
-import type { TreePage, TreeQuery } from "../tree-view.js";
 import {
 	authorOf,
 	createdNotice,
@@ -77,6 +74,7 @@ import {
 	TreeWrites,
 	type WriteOutcome,
 } from "../write.js";
+import type { Db } from "./db.js";
 import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./fold.js";
 import { insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
 import { rollupMetrics } from "./metrics.js";
@@ -85,7 +83,6 @@ import {
 	childRows,
 	countByType,
 	countSessions,
-	type Db,
 	entryDepth,
 	entryLogRows,
 	entryRows,
@@ -116,7 +113,7 @@ import { AnalyzeSchedule, type Upkeep } from "./upkeep.js";
 import { type WalkMode, type WalkRead, walkPath } from "./walk.js";
 import { PgWrites } from "./writes.js";
 
-export type { Db } from "./queries.js";
+export type { Db } from "./db.js";
 export type { Upkeep } from "./upkeep.js";
 
 export interface PgStoreOptions {

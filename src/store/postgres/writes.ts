@@ -37,9 +37,10 @@ import {
 	writeDrafts,
 	writeNotice,
 } from "../write.js";
+import type { Db } from "./db.js";
 import { appendStatement, conditionalAppend, conditionalAppendValues, notifyEach } from "./inserts.js";
 import { CommitNotifier } from "./notifier.js";
-import { type Db, entryRows, sessionRow } from "./queries.js";
+import { entryRows, sessionRow } from "./queries.js";
 import { type EntryRow, entryColumns, type SessionRow, sessionColumns, toRecord, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
 import { type Statement, statement } from "./statements.js";
