@@ -189,15 +189,13 @@ export async function openServices(
 				return { ready: false, reason: "database: not answering" };
 			}
 			// Heard, not assumed: a dropped listening connection is not ready until postgres.js listens again.
-			if (bus instanceof PgListenBus) {
-				try {
-					await bus.probe(PROBE_TIMEOUT_MS);
-				} catch (error) {
-					logger.warn("not ready: the listening connection does not hear", {
-						error: (error as Error).message,
-					});
-					return { ready: false, reason: "listener: not listening" };
-				}
+			try {
+				await bus.probe(PROBE_TIMEOUT_MS);
+			} catch (error) {
+				logger.warn("not ready: the listening connection does not hear", {
+					error: (error as Error).message,
+				});
+				return { ready: false, reason: "listener: not listening" };
 			}
 			return { ready: true };
 		},

@@ -9,7 +9,6 @@
  * counted as "(other)", so no client can grow the registry without limit.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { PgListenBus } from "../events/pg-bus.js";
 import type { Services } from "../services.js";
 
 export const MAX_OPERATION_NAMES = 200;
@@ -137,7 +136,7 @@ export function createMetrics(
 		registers,
 		collect() {
 			this.reset();
-			this.inc(bus instanceof PgListenBus ? Math.max(0, bus.listenCount - 1) : 0);
+			this.inc(bus.reconnects);
 		},
 	});
 	new Gauge({

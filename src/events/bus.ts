@@ -16,6 +16,14 @@ export interface EventBus {
 	subscribe(listener: BusListener): () => void;
 	/** Listeners currently attached (for leak checks and metrics). */
 	readonly listenerCount: number;
+	/** Times a lost connection to the other instances was re-established (0 on the in-process bus). */
+	readonly reconnects: number;
+	/**
+	 * Resolves once the bus is heard to deliver (readiness): the Postgres bus
+	 * sends itself a NOTIFY and waits for it; the in-process bus always
+	 * delivers. Rejects when not heard within `timeoutMs`.
+	 */
+	probe(timeoutMs: number): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -56,6 +64,10 @@ export class InProcessBus implements EventBus {
 	get listenerCount(): number {
 		return this.listeners.size;
 	}
+
+	readonly reconnects = 0;
+
+	async probe(): Promise<void> {}
 
 	async close(): Promise<void> {}
 }

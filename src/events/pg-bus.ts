@@ -96,6 +96,10 @@ export class PgListenBus implements EventBus {
 		return this.listening;
 	}
 
+	get reconnects(): number {
+		return Math.max(0, this.listening - 1);
+	}
+
 	subscribe(listener: BusListener): () => void {
 		return this.listeners.add(listener);
 	}
