@@ -8,7 +8,13 @@
  * driver keeps it per connection, keyed by its text); PGlite runs it as an
  * ordinary parameterised query. It runs on the session of the Db it is given
  * (the pool, or a transaction), through Drizzle's own prepared query, so the
- * statement log (`onQuery`) sees it like any other.
+ * statement log (`onQuery`) sees it like any other. That takes the session's
+ * `prepareQuery` (`db._.session`, underscore-internal): Drizzle's public
+ * `.prepare()` exists only on query builders and binds the statement to the
+ * database object it was built on, so a statement prepared on the pool
+ * cannot run inside a transaction, and a `sql` template (the recursive walk,
+ * the windowed log read) has no `.prepare()` at all. A Drizzle release that
+ * changes that internal fails the conformance suite on both drivers.
  *
  * Rows come back as objects under the select list's names (see
  * rows.ts#selectList), with the driver's own values: numbers for integers,
