@@ -86,7 +86,12 @@ builder.scalarType("DateTime", {
 	parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
-/** A JSON literal written inline in a query, as its JS value. */
+/**
+ * A JSON literal written inline in a query, as its JS value. Not
+ * graphql-scalars' GraphQLJSON: its literal parser drops an enum nested in a
+ * literal (`{ x: FOO, y: 1 }` becomes `{ y: 1 }`), which would store less
+ * than the client wrote; here any enum is INVALID_INPUT (test/graphql/scalars.test.ts).
+ */
 function jsonLiteral(ast: ValueNode, variables: Record<string, unknown> | null | undefined): unknown {
 	switch (ast.kind) {
 		case Kind.STRING:
