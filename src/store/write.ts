@@ -1,7 +1,9 @@
 /**
- * The write procedure every backend runs inside its own transaction, so that
- * the order of checks (session exists → re-sent entry → expected leaf →
- * targets) and the pointer/name bookkeeping are written once.
+ * The tree-write rules as one pure decision (`decideWrite`: a snapshot and
+ * the drafts to the rows and the next session record, or a coded refusal),
+ * so that the order of checks (session exists → re-sent entry → expected
+ * leaf → targets) and the pointer/name bookkeeping are written once; and the
+ * procedure that runs it on a backend's locked primitives (`writeDrafts`).
  */
 
 import {
@@ -53,23 +55,30 @@ export function notFoundSession(sessionId: string): SessionError {
 	return new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
 }
 
-export async function writeDrafts(
-	writer: SessionWriter,
+/** What a tree write decides from: the session's record and the stored entries its drafts name. */
+export interface WriteSnapshot {
+	session: SessionRecord;
+	/** Stored entries of the session with the ids the drafts reference (session/append.ts referencedIds). */
+	found: ReadonlyMap<string, StoredEntry>;
+}
+
+/**
+ * The tree-write rules as one pure decision, in their order: no session →
+ * NOT_FOUND; a re-sent entry → the stored one (`replayed`, nothing to
+ * insert) or ALREADY_EXISTS; `expectedLeafId` → LEAF_CONFLICT; then the plan
+ * (targets, parents, seq, depth) and the session's next record. Each backend
+ * reads the snapshot its own way, calls this, and commits `rows` and
+ * `session` unless `replayed`.
+ */
+export function decideWrite(
+	snapshot: WriteSnapshot | null,
 	sessionId: string,
 	drafts: readonly DraftEntry[],
 	options: AppendOptions,
 	clock: PlanClock = systemClock,
-): Promise<WriteOutcome> {
-	// No session can have an id Postgres cannot hold: it is not found, on every backend alike.
-	if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
-	const session = await writer.lockSession();
-	if (!session) throw notFoundSession(sessionId);
-	const head = { leafId: session.leafId, leafDepth: session.leafDepth, lastSeq: session.lastSeq };
-	// A plain append refers to nothing but the leaf, whose depth the session row carries: no lookup.
-	const references = referencedIds(drafts);
-	const found =
-		references.length === 0 ? new Map<string, StoredEntry>() : await writer.findEntries(references);
-
+): WriteOutcome {
+	if (!snapshot) throw notFoundSession(sessionId);
+	const { session, found } = snapshot;
 	const [only] = drafts;
 	// The author is not part of "same content" (see sameContent): a retry by anyone returns the stored row.
 	const resent = drafts.length === 1 && only?.id !== undefined ? found.get(only.id) : undefined;
@@ -92,11 +101,34 @@ export async function writeDrafts(
 		const e = found.get(id);
 		return e && { id, isNode: isNode(e.entry), depth: e.depth };
 	};
+	const head = { leafId: session.leafId, leafDepth: session.leafDepth, lastSeq: session.lastSeq };
 	const plan = planAppend(sessionId, head, drafts, known, clock, options.author ?? null);
 	const last = plan.rows[plan.rows.length - 1];
-	const next = sessionAfter(session, plan, last ? last.entry.timestamp : session.updatedAt);
-	await writer.commit(plan.rows, next);
-	return { rows: plan.rows, session: next };
+	return {
+		rows: plan.rows,
+		session: sessionAfter(session, plan, last ? last.entry.timestamp : session.updatedAt),
+	};
+}
+
+/** A tree write through a backend's primitives, all in the one transaction that holds the session's lock. */
+export async function writeDrafts(
+	writer: SessionWriter,
+	sessionId: string,
+	drafts: readonly DraftEntry[],
+	options: AppendOptions,
+	clock: PlanClock = systemClock,
+): Promise<WriteOutcome> {
+	// No session can have an id Postgres cannot hold: it is not found, on every backend alike.
+	if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+	const session = await writer.lockSession();
+	if (!session) throw notFoundSession(sessionId);
+	// A plain append refers to nothing but the leaf, whose depth the session row carries: no lookup.
+	const references = referencedIds(drafts);
+	const found =
+		references.length === 0 ? new Map<string, StoredEntry>() : await writer.findEntries(references);
+	const outcome = decideWrite({ session, found }, sessionId, drafts, options, clock);
+	if (!outcome.replayed) await writer.commit(outcome.rows, outcome.session);
+	return outcome;
 }
 
 /** The session record once a plan's rows are appended: its pointer, counts and name, and `updatedAt`. */

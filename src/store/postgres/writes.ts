@@ -31,9 +31,11 @@ import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commit
 import { KeyedMutex } from "../mutex.js";
 import type { AppendOptions, SessionRecord } from "../store.js";
 import {
+	decideWrite,
 	notFoundSession,
 	type SessionWriter,
 	type WriteOutcome,
+	type WriteSnapshot,
 	writeDrafts,
 	writeNotice,
 } from "../write.js";
@@ -59,12 +61,6 @@ const OPTIMISTIC_ATTEMPTS = 3;
 
 /** Session rows remembered after this process's commits (least recently written dropped first). */
 const REMEMBERED_SESSIONS = 10_000;
-
-/** The snapshot a write plans on: the session row and the stored entries its drafts name. */
-interface Snapshot {
-	session: SessionRecord;
-	found: Map<string, StoredEntry>;
-}
 
 export class PgWrites {
 	private readonly turns = new KeyedMutex();
@@ -279,7 +275,11 @@ export class PgWrites {
 	}
 
 	/** The session row and the named entries, in one statement (one snapshot); null without the session. */
-	private async snapshot(ws: string, sessionId: string, ids: readonly string[]): Promise<Snapshot | null> {
+	private async snapshot(
+		ws: string,
+		sessionId: string,
+		ids: readonly string[],
+	): Promise<WriteSnapshot | null> {
 		const rows = (await this.readSnapshot.execute({
 			ws,
 			sessionId,
@@ -296,28 +296,17 @@ export class PgWrites {
 	private async tryWrite(
 		ws: string,
 		sessionId: string,
-		snapshot: Snapshot | null,
+		snapshot: WriteSnapshot | null,
 		drafts: DraftEntry[],
 		options: AppendOptions,
 	): Promise<WriteOutcome | null> {
-		let applied = true;
-		const outcome = await writeDrafts(
-			{
-				lockSession: async () => snapshot?.session ?? null,
-				findEntries: async () => snapshot?.found ?? new Map(),
-				commit: async (rows, next) => {
-					const [result] = await this.commitPlan.run(
-						this.db,
-						conditionalAppendValues(ws, sessionId, snapshot?.session.lastSeq ?? 0, rows, next),
-					);
-					applied = Number(result?.applied ?? 0) === 1;
-				},
-			},
-			sessionId,
-			drafts,
-			options,
+		const outcome = decideWrite(snapshot, sessionId, drafts, options);
+		if (outcome.replayed) return outcome;
+		const [result] = await this.commitPlan.run(
+			this.db,
+			conditionalAppendValues(ws, sessionId, snapshot?.session.lastSeq ?? 0, outcome.rows, outcome.session),
 		);
-		return applied ? outcome : null;
+		return Number(result?.applied ?? 0) === 1 ? outcome : null;
 	}
 
 	/** The write under the session row's lock, in one transaction (the fallback when races keep being lost). */
