@@ -41,7 +41,7 @@ export default defineConfig({
 		// Each worker process runs file after file on the modules it has loaded, instead of a new
 		// process loading the server, the stores and their dependencies again for every file (45 of
 		// a run's ~190 s at loadavg 4). What a file works on stays its own: its databases,
-		// PGlite directories and servers. The process-wide settings a test changes (input limits,
+		// PGlite directories and servers. The process-wide settings a test changes (
 		// the OpenTelemetry tracer provider) it restores; no test mocks modules.
 		isolate: false,
 	},

@@ -10,13 +10,11 @@ import { createLogger } from "./logger.js";
 import { guardProcess } from "./process-guard.js";
 import { ListenError, type RunningServer, serve } from "./server.js";
 import { openServices } from "./services.js";
-import { configureInputLimits } from "./session/limits.js";
 
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel, undefined, config.logFormat);
 	guardProcess(logger);
-	configureInputLimits(config.input);
 	const authenticator = createAuthenticator(config.auth);
 	const persisted = persistedOperations(
 		config.persisted,
@@ -31,6 +29,7 @@ async function main(): Promise<void> {
 			bulkMs: config.limits.bulkStatementTimeoutMs,
 		},
 		metricsIntervalMs: config.limits.metricsUpdateMs,
+		inputLimits: config.input,
 	});
 	let running: RunningServer;
 	try {

@@ -12,6 +12,7 @@ import { PgPresenceTransport } from "./events/pg-presence.js";
 import { PresenceHub, type PresenceOptions } from "./events/presence.js";
 import { InProcessPresenceTransport, type PresenceTransport } from "./events/presence-transport.js";
 import type { Logger } from "./logger.js";
+import type { InputLimits } from "./session/limits.js";
 import { openStore, type StoreConfig, type StoreOptions } from "./store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "./store/store.js";
 
@@ -109,6 +110,8 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
 }
 
 export interface ServiceOptions extends Pick<StoreOptions, "onQuery" | "statementTimeouts" | "foldDelayMs"> {
+	/** The input limits the store holds writes to (default DEFAULT_INPUT_LIMITS). */
+	inputLimits?: InputLimits;
 	/** Live events a slow subscriber may fall behind by. */
 	bufferSize?: number;
 	/** A live metrics query sends at most one result per this many ms. */
@@ -128,6 +131,7 @@ export async function openServices(
 		...(options.onQuery ? { onQuery: options.onQuery } : {}),
 		...(options.statementTimeouts ? { statementTimeouts: options.statementTimeouts } : {}),
 		...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
+		...(options.inputLimits === undefined ? {} : { limits: options.inputLimits }),
 	};
 	// The listening side of store/open.ts's `commitAnnouncer`: Postgres NOTIFYs, the others call onCommit.
 	if (config.backend === "postgres") {

@@ -12,7 +12,7 @@
 
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, describeStore, storeConfig } from "../config.js";
+import { ConfigError, describeStore, inputLimitsConfig, storeConfig } from "../config.js";
 import type { FollowEvent, FollowStats } from "../follow/events.js";
 import { Follower } from "../follow/follower.js";
 import { Positions } from "../follow/positions.js";
@@ -108,7 +108,7 @@ function parseArgs(argv: readonly string[]): Args {
 /** The configured store as a sink: its errors read as a remote service's would. */
 async function storeSink(workspace: string): Promise<{ sink: Sink; destination: string }> {
 	const config = storeConfig();
-	const store = await openStore(config);
+	const store = await openStore(config, { limits: inputLimitsConfig() });
 	const sink: Sink = {
 		async continueSession(request) {
 			try {

@@ -10,7 +10,7 @@
  * 130 when stopped by Ctrl-C (after the file being imported, with the summary
  * printed).
  */
-import { ConfigError, describeStore, storeConfig } from "../config.js";
+import { ConfigError, describeStore, inputLimitsConfig, storeConfig } from "../config.js";
 import { openStore } from "../store/open.js";
 import { DEFAULT_WORKSPACE, type SessionStore } from "../store/store.js";
 import { consoleReporter, importSessions } from "./import-sessions.js";
@@ -68,7 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
 		const config = storeConfig();
 		// On Postgres, running servers' subscribers (sessionActivity) hear about the imported sessions
 		// (openStore announces every commit by NOTIFY there).
-		store = await openStore(config);
+		store = await openStore(config, { limits: inputLimitsConfig() });
 		process.stderr.write(`importing into ${describeStore(config)}\n`);
 	} catch (error) {
 		process.stderr.write(`import: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -7,7 +7,7 @@
 import { type KnownEntry, type PlanClock, planAppend } from "./append.js";
 import { type DraftEntry, isNode, type StoredEntry } from "./entry.js";
 import { SessionError } from "./errors.js";
-import { inputLimits } from "./limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./limits.js";
 import { labelsOf, replayLeaf } from "./tree.js";
 
 export interface ForkPlan {
@@ -21,11 +21,11 @@ export interface ForkPlan {
  * transaction. A backend that knows the path's length before walking it
  * (the start entry's depth + 1) checks here first.
  */
-export function checkForkSize(pathLength: number): void {
-	if (pathLength > inputLimits.forkEntries) {
+export function checkForkSize(pathLength: number, limits: InputLimits = DEFAULT_INPUT_LIMITS): void {
+	if (pathLength > limits.forkEntries) {
 		throw new SessionError(
 			"LIMIT_EXCEEDED",
-			`entryId: the path to fork has ${pathLength} entries; a fork copies at most ${inputLimits.forkEntries} (fork limit; the server's MAX_FORK_ENTRIES)`,
+			`entryId: the path to fork has ${pathLength} entries; a fork copies at most ${limits.forkEntries} (fork limit; the server's MAX_FORK_ENTRIES)`,
 			{ field: "entryId" },
 		);
 	}
@@ -41,8 +41,9 @@ export function planFork(
 	sourceLabels: ReadonlyMap<string, { label?: string }>,
 	clock: PlanClock,
 	author: string | null,
+	limits: InputLimits = DEFAULT_INPUT_LIMITS,
 ): ForkPlan {
-	checkForkSize(fullPath.length);
+	checkForkSize(fullPath.length, limits);
 	const copied: StoredEntry[] = fullPath.map((e, i) => ({
 		sessionId: newSessionId,
 		seq: i + 1,

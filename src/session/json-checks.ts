@@ -4,7 +4,7 @@
  * field as a dotted path under `at`.
  */
 import { invalidInput } from "./errors.js";
-import { inputLimits } from "./limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./limits.js";
 
 export type Json = Record<string, unknown>;
 
@@ -62,10 +62,15 @@ function scalarBytes(value: unknown): number {
  * - Postgres `jsonb` and `text` cannot hold U+0000 or a lone UTF-16
  *   surrogate, so no backend accepts them (the memory backend must reject
  *   exactly what Postgres rejects);
- * - nesting deeper than `inputLimits.jsonDepth` and a size over `maxBytes`
+ * - nesting deeper than `limits.jsonDepth` and a size over `maxBytes`
  *   are refused, so that a stored value can always be encoded again.
  */
-export function checkJsonValue(value: unknown, at: string, maxBytes = inputLimits.entryBytes): void {
+export function checkJsonValue(
+	value: unknown,
+	at: string,
+	limits: InputLimits = DEFAULT_INPUT_LIMITS,
+	maxBytes = limits.entryBytes,
+): void {
 	const name = at || "entry";
 	const stack: Array<{ value: unknown; at: string; depth: number }> = [{ value, at, depth: 0 }];
 	let bytes = 0;
@@ -81,10 +86,10 @@ export function checkJsonValue(value: unknown, at: string, maxBytes = inputLimit
 			if (!Number.isFinite(v)) throw invalidInput(frame.at, "must be a finite number");
 			bytes += scalarBytes(v);
 		} else if (Array.isArray(v) || isObject(v)) {
-			if (frame.depth >= inputLimits.jsonDepth) {
+			if (frame.depth >= limits.jsonDepth) {
 				throw invalidInput(
 					name,
-					`JSON nests deeper than ${inputLimits.jsonDepth} levels (at ${frame.at || "the top"})`,
+					`JSON nests deeper than ${limits.jsonDepth} levels (at ${frame.at || "the top"})`,
 				);
 			}
 			bytes += 2;
@@ -109,9 +114,9 @@ export function checkJsonValue(value: unknown, at: string, maxBytes = inputLimit
 }
 
 /** A name, cwd or session reference: text with the same character rules and a length cap. */
-export function checkText(value: string, at: string): void {
-	if (value.length > inputLimits.textLength) {
-		throw invalidInput(at, `must be at most ${inputLimits.textLength} characters`);
+export function checkText(value: string, at: string, limits: InputLimits = DEFAULT_INPUT_LIMITS): void {
+	if (value.length > limits.textLength) {
+		throw invalidInput(at, `must be at most ${limits.textLength} characters`);
 	}
-	checkJsonValue(value, at);
+	checkJsonValue(value, at, limits);
 }

@@ -8,7 +8,7 @@
 import { type Entry, isNode, isOf, type StoredEntry } from "./entry.js";
 import { invalidInput, SessionError } from "./errors.js";
 import { migratedEntryId } from "./ids.js";
-import { inputLimits } from "./limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./limits.js";
 import { leafAfter } from "./tree.js";
 import {
 	checkJsonValue,
@@ -81,6 +81,7 @@ function readHeader(
 	h: Record<string, unknown>,
 	number: number,
 	sessionIdOverride: string | undefined,
+	limits: InputLimits,
 ): { header: SessionHeader; version: number } {
 	if (h.type !== "session") {
 		throw lineError(number, 'the first line must be a session header {"type":"session", …}');
@@ -107,10 +108,10 @@ function readHeader(
 		if (h.parentSession !== undefined && h.parentSession !== null && typeof h.parentSession !== "string") {
 			throw invalidInput("parentSession", "must be a string");
 		}
-		if (typeof h.cwd === "string") checkText(h.cwd, "cwd");
-		if (typeof h.parentSession === "string") checkText(h.parentSession, "parentSession");
+		if (typeof h.cwd === "string") checkText(h.cwd, "cwd", limits);
+		if (typeof h.parentSession === "string") checkText(h.parentSession, "parentSession", limits);
 		// Header strings land in text and jsonb columns, which cannot hold U+0000 either.
-		checkJsonValue(h, "header", inputLimits.headerBytes);
+		checkJsonValue(h, "header", limits, limits.headerBytes);
 		const extra = Object.fromEntries(Object.entries(h).filter(([key]) => !HEADER_FIELDS.has(key)));
 		return {
 			version,
@@ -162,6 +163,8 @@ export interface ParseOptions {
 	sessionId?: string;
 	/** Who imports the file: the author of every row (a pi file names no writer). Default null. */
 	author?: string | null;
+	/** The limits the file is held to (default DEFAULT_INPUT_LIMITS). */
+	limits?: InputLimits;
 }
 
 /** Whether `text`'s first non-blank line is a session header (a whole file, not lines of one). */
@@ -182,20 +185,20 @@ export function startsWithHeader(text: string): boolean {
  * checks it; how they fit the session is the continuation's to decide
  * (continuation.ts). A bad line is INVALID_INPUT naming `line N` of `text`.
  */
-export function parseEntryLines(text: string): EntryLines {
+export function parseEntryLines(text: string, limits: InputLimits = DEFAULT_INPUT_LIMITS): EntryLines {
 	const entries: Entry[] = [];
 	const lineNumbers: number[] = [];
 	for (const { number, value } of objectLines(text)) {
 		if (value.type === "session") throw lineError(number, "a session header among the lines (send it first)");
-		if (entries.length >= inputLimits.importEntries) {
+		if (entries.length >= limits.importEntries) {
 			throw new SessionError(
 				"LIMIT_EXCEEDED",
-				`line ${number}: at most ${inputLimits.importEntries} lines at a time (import limit)`,
+				`line ${number}: at most ${limits.importEntries} lines at a time (import limit)`,
 				{ field: "jsonl" },
 			);
 		}
 		try {
-			entries.push(validateEntry(value));
+			entries.push(validateEntry(value, "", limits));
 			lineNumbers.push(number);
 		} catch (error) {
 			if (error instanceof SessionError) throw lineError(number, error.message, error.field);
@@ -208,6 +211,7 @@ export function parseEntryLines(text: string): EntryLines {
 /** Parse, migrate and check a file line by line; the first bad line is the one reported. */
 export function parseSessionFile(text: string, options: ParseOptions = {}): ParsedSessionFile {
 	const author = options.author ?? null;
+	const limits = options.limits ?? DEFAULT_INPUT_LIMITS;
 	let file: { header: SessionHeader; version: number } | undefined;
 	const lines: Record<string, unknown>[] = [];
 	const seen = new Map<string, { line: number; entry: Entry; depth: number }>();
@@ -220,14 +224,14 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 	for (const { number, value } of objectLines(text)) {
 		lines.push(value);
 		if (!file) {
-			file = readHeader(value, number, options.sessionId);
+			file = readHeader(value, number, options.sessionId, limits);
 			continue;
 		}
 		if (value.type === "session") throw lineError(number, "a second session header");
-		if (rows.length >= inputLimits.importEntries) {
+		if (rows.length >= limits.importEntries) {
 			throw new SessionError(
 				"LIMIT_EXCEEDED",
-				`line ${number}: a session file may hold at most ${inputLimits.importEntries} entries (import limit)`,
+				`line ${number}: a session file may hold at most ${limits.importEntries} entries (import limit)`,
 				{ field: "jsonl" },
 			);
 		}
@@ -240,7 +244,7 @@ export function parseSessionFile(text: string, options: ParseOptions = {}): Pars
 
 		let entry: Entry;
 		try {
-			entry = validateEntry(value);
+			entry = validateEntry(value, "", limits);
 		} catch (error) {
 			if (error instanceof SessionError) throw lineError(number, error.message, error.field);
 			throw error;

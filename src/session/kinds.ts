@@ -4,6 +4,7 @@
  * a row does not compile; its row is where validation, the context
  * projection, the GraphQL API and the activity feed learn about it.
  */
+
 import { type EntryType, isEntryType } from "./entry.js";
 import { invalidInput } from "./errors.js";
 import {
@@ -17,6 +18,7 @@ import {
 	requireObject,
 	requireString,
 } from "./json-checks.js";
+import type { InputLimits } from "./limits.js";
 
 /** The activity-feed event an appended entry of this kind announces (events/activity.ts). */
 export type EntryActivityKind = "APPENDED" | "LEAF_MOVED" | "RENAMED";
@@ -29,7 +31,7 @@ export interface EntryKind {
 	 * placement fields, unknown extra fields and JSON limits are checked by
 	 * the caller (validate.ts). Throws INVALID_INPUT naming the field under `at`.
 	 */
-	readonly validate: (obj: Json, at: string) => void;
+	readonly validate: (obj: Json, at: string, limits: InputLimits) => void;
 	/**
 	 * A setting of the rest of the branch (thinking level, model, tools):
 	 * the context projection reads it from the whole path, also before the
@@ -157,19 +159,19 @@ export const ENTRY_KINDS = {
 	},
 	label: {
 		graphqlName: "LabelEntry",
-		validate: (obj, at) => {
+		validate: (obj, at, limits) => {
 			requireString(obj, "targetId", at, { nonEmpty: true });
 			optionalString(obj, "label", at);
-			if (typeof obj.label === "string") checkText(obj.label, field(at, "label"));
+			if (typeof obj.label === "string") checkText(obj.label, field(at, "label"), limits);
 		},
 		isSetting: false,
 		activity: "APPENDED",
 	},
 	session_info: {
 		graphqlName: "SessionInfoEntry",
-		validate: (obj, at) => {
+		validate: (obj, at, limits) => {
 			optionalString(obj, "name", at);
-			if (typeof obj.name === "string") checkText(obj.name, field(at, "name"));
+			if (typeof obj.name === "string") checkText(obj.name, field(at, "name"), limits);
 		},
 		isSetting: false,
 		activity: "RENAMED",

@@ -5,6 +5,10 @@
  * JSON encoder that serialises it). The same rules apply to every transport
  * and every backend. Defaults are generous for real pi sessions: a long tool
  * result is a few hundred kB, pi's own JSON nests fewer than 10 levels.
+ *
+ * The limits are arguments, never process state: a store is opened with the
+ * limits it enforces (the server's come from its configuration), and every
+ * check below takes them, the defaults when a caller names none.
  */
 export interface InputLimits {
 	/** Nesting of any JSON value in an entry or header (objects and arrays). */
@@ -29,14 +33,3 @@ export const DEFAULT_INPUT_LIMITS: Readonly<InputLimits> = {
 	forkEntries: 20_000,
 	importEntries: 200_000,
 };
-
-/**
- * The limits in force in this process (a worker thread receives the main
- * thread's at start). Set once at start-up by the application; tests may
- * lower them and must restore them.
- */
-export const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS };
-
-export function configureInputLimits(limits: Partial<InputLimits>): void {
-	Object.assign(inputLimits, limits);
-}

@@ -8,6 +8,7 @@ import { type DraftEntry, type Entry, PLACEMENT_FIELDS } from "./entry.js";
 import { invalidInput } from "./errors.js";
 import { checkJsonValue, field, isObject } from "./json-checks.js";
 import { kindOf } from "./kinds.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "./limits.js";
 
 // The checks the store and the file reader use beside entry validation.
 export { checkJsonValue, checkText, isObject, isStorableText } from "./json-checks.js";
@@ -73,7 +74,7 @@ export function normalizeTimestamp(value: unknown, at: string): string {
 }
 
 /** A complete entry read from a file: placement fields plus own fields. */
-export function validateEntry(value: unknown, at = ""): Entry {
+export function validateEntry(value: unknown, at = "", limits: InputLimits = DEFAULT_INPUT_LIMITS): Entry {
 	if (!isObject(value)) throw invalidInput(at || "entry", "must be a JSON object");
 	const type = validateType(value.type, at);
 	validateEntryId(value.id, field(at, "id"));
@@ -81,13 +82,17 @@ export function validateEntry(value: unknown, at = ""): Entry {
 		throw invalidInput(field(at, "parentId"), "must be a non-empty string or null");
 	}
 	const timestamp = normalizeTimestamp(value.timestamp, field(at, "timestamp"));
-	kindOf(type).validate(value, at);
-	checkJsonValue(value, at);
+	kindOf(type).validate(value, at, limits);
+	checkJsonValue(value, at, limits);
 	return { ...value, timestamp } as Entry;
 }
 
 /** An entry to append: own fields, optional id; placement is the store's job. */
-export function validateDraft(value: unknown, at = ""): DraftEntry {
+export function validateDraft(
+	value: unknown,
+	at = "",
+	limits: InputLimits = DEFAULT_INPUT_LIMITS,
+): DraftEntry {
 	if (!isObject(value)) throw invalidInput(at || "entry", "must be a JSON object");
 	const type = validateType(value.type, at);
 	for (const name of PLACEMENT_FIELDS) {
@@ -96,7 +101,7 @@ export function validateDraft(value: unknown, at = ""): DraftEntry {
 		}
 	}
 	if (value.id !== undefined) validateEntryId(value.id, field(at, "id"));
-	kindOf(type).validate(value, at);
-	checkJsonValue(value, at);
+	kindOf(type).validate(value, at, limits);
+	checkJsonValue(value, at, limits);
 	return value as DraftEntry;
 }

@@ -20,6 +20,7 @@ import {
 	parseSessionFile,
 	startsWithHeader,
 } from "../session/jsonl.js";
+import type { InputLimits } from "../session/limits.js";
 import { validateEntryId } from "../session/validate.js";
 import { lastActivity } from "./records.js";
 import { type ContinuedSession, type ContinueInput, headerOf } from "./store.js";
@@ -37,7 +38,11 @@ export type ContinuationRequest =
 	| { kind: "lines"; sessionId: string; afterEntryId: string | null; lines: EntryLines };
 
 /** The request as its text gives it; INVALID_INPUT for what does not make one. */
-export function readContinuation(input: ContinueInput, author: string | null): ContinuationRequest {
+export function readContinuation(
+	input: ContinueInput,
+	author: string | null,
+	limits: InputLimits,
+): ContinuationRequest {
 	if (typeof input.jsonl !== "string") throw invalidInput("jsonl", "must be a string");
 	if (startsWithHeader(input.jsonl)) {
 		if (input.afterEntryId !== undefined && input.afterEntryId !== null)
@@ -48,6 +53,7 @@ export function readContinuation(input: ContinueInput, author: string | null): C
 		const file = parseSessionFile(input.jsonl, {
 			...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
 			author,
+			limits,
 		});
 		return { kind: "file", sessionId: file.header.id, file };
 	}
@@ -61,7 +67,7 @@ export function readContinuation(input: ContinueInput, author: string | null): C
 	const sessionId = validateEntryId(input.sessionId, "sessionId");
 	const afterEntryId =
 		input.afterEntryId === null ? null : validateEntryId(input.afterEntryId, "afterEntryId");
-	return { kind: "lines", sessionId, afterEntryId, lines: parseEntryLines(input.jsonl) };
+	return { kind: "lines", sessionId, afterEntryId, lines: parseEntryLines(input.jsonl, limits) };
 }
 
 /** A continuation's backend primitives, in the transaction that holds the session's lock. */

@@ -20,6 +20,7 @@ import {
 import { exportSessionFile } from "../session/export.js";
 import { planFork } from "../session/fork.js";
 import { parseSessionFile } from "../session/jsonl.js";
+import type { InputLimits } from "../session/limits.js";
 import {
 	checkMetricsQuery,
 	type MetricsQuery,
@@ -131,9 +132,9 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 
 	constructor(
 		db: MemoryDatabase = new MemoryDatabase(),
-		options: { onCommit?: (notice: CommitNotice) => void } = {},
+		options: { onCommit?: (notice: CommitNotice) => void; limits?: InputLimits } = {},
 	) {
-		super();
+		super(options.limits);
 		this.db = db;
 		this.onCommit = options.onCommit;
 	}
@@ -169,7 +170,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	}
 
 	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
-		return this.insert(newSessionRecord(ws, input, systemClock.now()), []);
+		return this.insert(newSessionRecord(ws, input, systemClock.now(), this.limits), []);
 	}
 
 	async getSession(ws: string, sessionId: string): Promise<SessionRecord | null> {
@@ -417,7 +418,8 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-			author: authorOf(options),
+			author: authorOf(options, this.limits),
+			limits: this.limits,
 		});
 		const stored = this.find(ws, file.header.id);
 		if (stored) return copy(reimported(file, stored.record, stored.log));
@@ -431,8 +433,8 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		input: ContinueInput,
 		options: AuthorOptions = {},
 	): Promise<ContinuedSession> {
-		const author = authorOf(options);
-		const request = readContinuation(input, author);
+		const author = authorOf(options, this.limits);
+		const request = readContinuation(input, author, this.limits);
 		if (request.kind === "file" && !this.find(ws, request.sessionId)) {
 			const record = this.insert(importedSessionRecord(ws, request.file), request.file.rows);
 			return { ...record, created: true, appended: request.file.rows.length, held: 0 };
@@ -454,7 +456,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 	}
 
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
-		const author = authorOf(input);
+		const author = authorOf(input, this.limits);
 		const source = this.require(ws, sessionId);
 		const newId = forkTargetId(input.newSessionId);
 		if (this.find(ws, newId)) throw sessionIdTaken(newId);
@@ -465,7 +467,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			"entryId",
 		);
 		const path = pathToRoot(start, (id) => source.byId.get(id));
-		const plan = planFork(newId, path, labelsOf(source.log), systemClock, author);
+		const plan = planFork(newId, path, labelsOf(source.log), systemClock, author, this.limits);
 		return this.insert(forkedSessionRecord(source.record, newId, plan, systemClock.now()), plan.rows);
 	}
 

@@ -17,7 +17,8 @@ export type StoreConfig =
 	| { backend: "pglite"; dataDir: string }
 	| { backend: "postgres"; url: string };
 
-export interface StoreOptions extends Pick<OpenOptions, "onQuery" | "statementTimeouts" | "foldDelayMs"> {
+export interface StoreOptions
+	extends Pick<OpenOptions, "onQuery" | "statementTimeouts" | "foldDelayMs" | "limits"> {
 	/**
 	 * Called in this process after each commit, on the backends one process
 	 * serves (memory, PGlite). Never called on Postgres: see `commitAnnouncer`.
@@ -51,7 +52,10 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
 	const open: OpenOptions = { ...rest, ...(announce ? { announce } : {}) };
 	switch (config.backend) {
 		case "memory":
-			return new MemoryStore(undefined, announce?.kind === "callback" ? { onCommit: announce.onCommit } : {});
+			return new MemoryStore(undefined, {
+				...(announce?.kind === "callback" ? { onCommit: announce.onCommit } : {}),
+				...(options.limits === undefined ? {} : { limits: options.limits }),
+			});
 		case "pglite":
 			return openPgliteWorker(config.dataDir, open);
 		case "postgres":

@@ -8,6 +8,7 @@ import { EXPORT_FORMATS, type ExportFormat, sameSessionFile } from "../session/e
 import type { ForkPlan } from "../session/fork.js";
 import { newSessionId } from "../session/ids.js";
 import type { ParsedSessionFile } from "../session/jsonl.js";
+import type { InputLimits } from "../session/limits.js";
 import { sessionNameOf } from "../session/tree.js";
 import { checkText, validateEntryId } from "../session/validate.js";
 import {
@@ -61,26 +62,31 @@ export function initialName(name: unknown): string | null {
 	return typeof name === "string" ? name.trim() || null : null;
 }
 
-function optionalText(value: unknown, field: string): string | null {
+function optionalText(value: unknown, field: string, limits: InputLimits): string | null {
 	if (value === undefined || value === null) return null;
 	if (typeof value !== "string") throw invalidInput(field, "must be a string");
-	checkText(value, field);
+	checkText(value, field, limits);
 	return value;
 }
 
 /** A new, empty session. A name given at creation lives in the header until a rename. */
-export function newSessionRecord(ws: string, input: CreateSessionInput, now: string): SessionRecord {
+export function newSessionRecord(
+	ws: string,
+	input: CreateSessionInput,
+	now: string,
+	limits: InputLimits,
+): SessionRecord {
 	const sessionId =
 		input.sessionId === undefined ? newSessionId() : validateEntryId(input.sessionId, "sessionId");
-	const name = initialName(optionalText(input.name, "name"));
+	const name = initialName(optionalText(input.name, "name", limits));
 	return {
 		workspaceId: ws,
 		sessionId,
 		name,
-		cwd: optionalText(input.cwd, "cwd"),
+		cwd: optionalText(input.cwd, "cwd", limits),
 		createdAt: now,
 		updatedAt: now,
-		parentSessionId: optionalText(input.parentSessionId, "parentSessionId"),
+		parentSessionId: optionalText(input.parentSessionId, "parentSessionId", limits),
 		leafId: null,
 		leafDepth: null,
 		lastSeq: 0,

@@ -17,6 +17,7 @@ import {
 import { type DraftEntry, isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../session/limits.js";
 import { nameAfter } from "../session/tree.js";
 import { checkJsonValue, checkText, isStorableText, validateDraft } from "../session/validate.js";
 import type { CommitNotice } from "./commits.js";
@@ -151,29 +152,29 @@ export function sessionAfter(session: SessionRecord, plan: AppendPlan, updatedAt
  * which cannot hold U+0000 or half a surrogate pair, and a token's subject
  * may be any JSON string: refused here with a code rather than by the database.
  */
-export function authorOf(options: AuthorOptions): string | null {
+export function authorOf(options: AuthorOptions, limits: InputLimits): string | null {
 	const { author } = options;
 	if (author === undefined || author === null) return null;
 	if (typeof author !== "string") throw invalidInput("author", "must be a string or null");
-	checkText(author, "author");
+	checkText(author, "author", limits);
 	return author;
 }
 
 /** An entry given to appendEntry; leaf records are only written by moveLeaf. */
-function appendDraft(value: unknown): DraftEntry {
-	const draft = validateDraft(value, "entry");
+function appendDraft(value: unknown, limits: InputLimits): DraftEntry {
+	const draft = validateDraft(value, "entry", limits);
 	if (draft.type === "leaf")
 		throw invalidInput("entry.type", "leaf records are written by moveLeaf, not appended");
 	return draft;
 }
 
 /** A move is a leaf record, then optionally the abandoned branch's summary under the target. */
-function moveDrafts(input: MoveLeafInput): DraftEntry[] {
+function moveDrafts(input: MoveLeafInput, limits: InputLimits): DraftEntry[] {
 	const { targetId, summary } = input;
 	if (targetId !== null && (typeof targetId !== "string" || targetId.length === 0)) {
 		throw invalidInput("targetId", "must be a non-empty string or null");
 	}
-	if (targetId !== null) checkJsonValue(targetId, "targetId");
+	if (targetId !== null) checkJsonValue(targetId, "targetId", limits);
 	const drafts = [{ type: "leaf", targetId } as DraftEntry];
 	if (summary) {
 		// fromId names the target, as the seed's harness writes it (design/tree-rules.md#moving-the-leaf).
@@ -185,19 +186,19 @@ function moveDrafts(input: MoveLeafInput): DraftEntry[] {
 			...(summary.usage === undefined ? {} : { usage: summary.usage }),
 			...(summary.fromHook === undefined ? {} : { fromHook: summary.fromHook }),
 		};
-		drafts.push(validateDraft(branchSummary, "summary"));
+		drafts.push(validateDraft(branchSummary, "summary", limits));
 	}
 	return drafts;
 }
 
-function labelDraft(targetId: string, label: string | null | undefined): DraftEntry {
-	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "");
+function labelDraft(targetId: string, label: string | null | undefined, limits: InputLimits): DraftEntry {
+	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "", limits);
 }
 
 /** pi stores the name on one line (each run of line breaks one space), trimmed; an empty name clears it. */
-function renameDraft(name: string): DraftEntry {
+function renameDraft(name: string, limits: InputLimits): DraftEntry {
 	if (typeof name !== "string") throw invalidInput("name", "must be a string");
-	return validateDraft({ type: "session_info", name: name.replace(/[\r\n]+/g, " ").trim() }, "");
+	return validateDraft({ type: "session_info", name: name.replace(/[\r\n]+/g, " ").trim() }, "", limits);
 }
 
 function appendResult(outcome: WriteOutcome): AppendResult {
@@ -243,23 +244,23 @@ export function createdNotice(session: SessionRecord): CommitNotice {
  * as it is (the PGlite worker, for input too deep to copy) reports the same
  * error the backend would have.
  */
-export function checkWriteInput(method: string, args: readonly unknown[]): void {
+export function checkWriteInput(method: string, args: readonly unknown[], limits: InputLimits): void {
 	switch (method) {
 		case "appendEntry":
-			appendDraft(args[2]);
-			authorOf((args[3] ?? {}) as AuthorOptions);
+			appendDraft(args[2], limits);
+			authorOf((args[3] ?? {}) as AuthorOptions, limits);
 			return;
 		case "moveLeaf":
-			moveDrafts(args[2] as MoveLeafInput);
-			authorOf(args[2] as AuthorOptions);
+			moveDrafts(args[2] as MoveLeafInput, limits);
+			authorOf(args[2] as AuthorOptions, limits);
 			return;
 		case "setLabel":
-			labelDraft(args[2] as string, args[3] as string | null | undefined);
-			authorOf((args[4] ?? {}) as AuthorOptions);
+			labelDraft(args[2] as string, args[3] as string | null | undefined, limits);
+			authorOf((args[4] ?? {}) as AuthorOptions, limits);
 			return;
 		case "renameSession":
-			renameDraft(args[2] as string);
-			authorOf((args[3] ?? {}) as AuthorOptions);
+			renameDraft(args[2] as string, limits);
+			authorOf((args[3] ?? {}) as AuthorOptions, limits);
 			return;
 	}
 }
@@ -270,6 +271,9 @@ export function checkWriteInput(method: string, args: readonly unknown[]): void 
  * author) are checked here, before the transaction starts.
  */
 export abstract class TreeWrites {
+	/** The input limits this store holds writes to (the server's configured ones, or the defaults). */
+	constructor(protected readonly limits: InputLimits = DEFAULT_INPUT_LIMITS) {}
+
 	protected abstract write(
 		ws: string,
 		sessionId: string,
@@ -283,13 +287,17 @@ export abstract class TreeWrites {
 		draft: DraftEntry,
 		options: AppendOptions = {},
 	): Promise<AppendResult> {
-		const drafts = [appendDraft(draft)];
-		return appendResult(await this.write(ws, sessionId, drafts, { ...options, author: authorOf(options) }));
+		const drafts = [appendDraft(draft, this.limits)];
+		return appendResult(
+			await this.write(ws, sessionId, drafts, { ...options, author: authorOf(options, this.limits) }),
+		);
 	}
 
 	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
-		const drafts = moveDrafts(input);
-		return moveResult(await this.write(ws, sessionId, drafts, { ...input, author: authorOf(input) }));
+		const drafts = moveDrafts(input, this.limits);
+		return moveResult(
+			await this.write(ws, sessionId, drafts, { ...input, author: authorOf(input, this.limits) }),
+		);
 	}
 
 	async setLabel(
@@ -299,8 +307,8 @@ export abstract class TreeWrites {
 		label?: string | null,
 		options: AuthorOptions = {},
 	): Promise<AppendResult> {
-		const drafts = [labelDraft(targetId, label)];
-		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options) }));
+		const drafts = [labelDraft(targetId, label, this.limits)];
+		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options, this.limits) }));
 	}
 
 	async renameSession(
@@ -309,7 +317,7 @@ export abstract class TreeWrites {
 		name: string,
 		options: AuthorOptions = {},
 	): Promise<AppendResult> {
-		const drafts = [renameDraft(name)];
-		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options) }));
+		const drafts = [renameDraft(name, this.limits)];
+		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options, this.limits) }));
 	}
 }

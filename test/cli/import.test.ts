@@ -25,6 +25,7 @@ import {
 } from "../../src/cli/import-sessions.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { DEFAULT_WORKSPACE, type ImportOptions, type SessionStore } from "../../src/store/store.js";
+import { chainJsonl, uniqueId } from "../graphql/http.js";
 import { copyPgliteTemplate } from "../support/pglite-directories.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -492,6 +493,16 @@ describe("npm run import (the entry point, as a child process on PGlite)", () =>
 		expect(secondLines[3]).toMatch(/^0 imported, 3 skipped, 0 failed in \d+\.\d s$/);
 		expect(second.stdout + second.stderr).not.toContain("\x1b");
 	}, 120_000);
+
+	it("holds files to the limits the environment sets, as the server does (MAX_IMPORT_ENTRIES)", async () => {
+		const file = writeFile(join(dir, "limits", "three.jsonl"), chainJsonl(uniqueId("limits"), 3));
+		const run = await runImporter([file], { DATABASE_URL: "memory:", MAX_IMPORT_ENTRIES: "2" });
+		expect(run.code, run.stderr).toBe(1);
+		expect(run.stdout).toMatch(
+			/^failed .*three\.jsonl: line 4: a session file may hold at most 2 entries \(import limit\)/m,
+		);
+		expect(run.stdout).toMatch(/0 imported, 0 skipped, 1 failed/);
+	}, 60_000);
 
 	it("exits 2 with the usage on usage errors, before opening a store", async () => {
 		const env = { DATABASE_URL: "", PGLITE_DIR: join(dir, "pglite") };

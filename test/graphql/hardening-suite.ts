@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import WebSocket from "ws";
-import { configureInputLimits, DEFAULT_INPUT_LIMITS, inputLimits } from "../../src/session/limits.js";
+import { DEFAULT_INPUT_LIMITS } from "../../src/session/limits.js";
 import { collect, sseSubscribe, wsSubscribe } from "../events/clients.js";
 import { subscriptionsReach } from "../events/helpers.js";
 import { within } from "../support/expect.js";
@@ -36,6 +36,12 @@ function nested(depth: number): unknown {
 	return value;
 }
 
+/**
+ * A fork limit below the default's 20,000 entries, whose copy alone took 9 s on PGlite: the rule is
+ * the same at any size. The suite's server is opened with it (every other limit the default).
+ */
+const FORK_ENTRIES = 2_000;
+
 export function hardeningSuite(backend: BackendName) {
 	let server: TestServer;
 	let quiet: string;
@@ -43,6 +49,7 @@ export function hardeningSuite(backend: BackendName) {
 	beforeAll(async () => {
 		server = await startTestServer(backend, {
 			limits: { responseBytes: 2 * 1024 * 1024, connectionsPerClient: 40, headersTimeoutMs: 1_000 },
+			inputLimits: { ...DEFAULT_INPUT_LIMITS, forkEntries: FORK_ENTRIES },
 		});
 		quiet = uniqueId("quiet");
 		await ok(
@@ -492,29 +499,21 @@ export function hardeningSuite(backend: BackendName) {
 	});
 
 	it("bounds fork and import sizes", async () => {
-		// A fork limit below the default's 20,000 entries, whose copy alone took 9 s on PGlite: the rule
-		// is the same at any size. The store reads the process's limits (a PGlite worker gets changes).
-		const saved = inputLimits.forkEntries;
-		const forkEntries = 2_000;
-		configureInputLimits({ forkEntries });
-		try {
-			const sessionId = await importChain(forkEntries + 1);
-			const before = await sessionCount();
-			const fork = await whileAttacking(() =>
-				server.request(`mutation { forkSession(input: { sessionId: "${sessionId}" }) { sessionId } }`),
-			);
-			expectError(fork, "LIMIT_EXCEEDED", { field: "entryId", message: /fork limit/ });
-			expect(await sessionCount()).toBe(before);
-			// Within the limit: a fork from the middle copies its path.
-			const mid = `m${forkEntries - 1}`;
-			const forked = await ok<{ forkSession: { entryCount: number } }>(
-				server,
-				`mutation { forkSession(input: { sessionId: "${sessionId}", entryId: "${mid}" }) { entryCount } }`,
-			);
-			expect(forked.forkSession.entryCount).toBe(forkEntries);
-		} finally {
-			configureInputLimits({ forkEntries: saved });
-		}
+		const forkEntries = FORK_ENTRIES;
+		const sessionId = await importChain(forkEntries + 1);
+		const before = await sessionCount();
+		const fork = await whileAttacking(() =>
+			server.request(`mutation { forkSession(input: { sessionId: "${sessionId}" }) { sessionId } }`),
+		);
+		expectError(fork, "LIMIT_EXCEEDED", { field: "entryId", message: /fork limit/ });
+		expect(await sessionCount()).toBe(before);
+		// Within the limit: a fork from the middle copies its path.
+		const mid = `m${forkEntries - 1}`;
+		const forked = await ok<{ forkSession: { entryCount: number } }>(
+			server,
+			`mutation { forkSession(input: { sessionId: "${sessionId}", entryId: "${mid}" }) { entryCount } }`,
+		);
+		expect(forked.forkSession.entryCount).toBe(forkEntries);
 	}, 60_000);
 
 	it("caps open subscriptions per client address over SSE and WebSocket together, and frees the slot on close", async () => {

@@ -3,7 +3,9 @@
  * fixture owns its data: memory state, a temporary PGlite directory, or a
  * database of its own on the test Postgres server.
  */
+
 import { rmSync } from "node:fs";
+import type { InputLimits } from "../../src/session/limits.js";
 import { MemoryDatabase, MemoryStore } from "../../src/store/memory.js";
 import { openPgliteWorker } from "../../src/store/pglite-worker/worker-store.js";
 import { type OpenOptions, openPostgres } from "../../src/store/postgres/open.js";
@@ -24,13 +26,13 @@ export interface Backend {
 	dispose(): Promise<void>;
 }
 
-export async function memoryBackend(): Promise<Backend> {
+export async function memoryBackend(options: { limits?: InputLimits } = {}): Promise<Backend> {
 	const db = new MemoryDatabase();
-	const store = new MemoryStore(db);
+	const store = new MemoryStore(db, options);
 	return {
 		name: "memory",
 		store,
-		withSecondInstance: (fn) => fn(new MemoryStore(db)),
+		withSecondInstance: (fn) => fn(new MemoryStore(db, options)),
 		dispose: () => store.close(),
 	};
 }
@@ -63,7 +65,7 @@ export async function postgresBackend(options: OpenOptions = {}): Promise<Backen
 		name: "postgres",
 		store,
 		async withSecondInstance(fn) {
-			const second = await openPostgres(database.url);
+			const second = await openPostgres(database.url, options);
 			try {
 				return await fn(second);
 			} finally {

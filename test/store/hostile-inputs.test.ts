@@ -26,7 +26,7 @@ import { ENTRY_TYPES } from "../../src/session/entry.js";
 import { type ErrorCode, isSessionError } from "../../src/session/errors.js";
 import { EXPORT_FORMATS } from "../../src/session/export.js";
 import { parseSessionFile } from "../../src/session/jsonl.js";
-import { configureInputLimits, type InputLimits, inputLimits } from "../../src/session/limits.js";
+import type { InputLimits } from "../../src/session/limits.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type {
 	AppendResult,
@@ -985,7 +985,7 @@ function hostileInputSuite(open: () => Promise<Backend>, numRuns: number): void 
 
 	beforeAll(async () => {
 		backend = await open();
-		reference = backend.name === "memory" ? undefined : new MemoryStore();
+		reference = backend.name === "memory" ? undefined : new MemoryStore(undefined, { limits: LIMITS });
 	});
 	afterAll(async () => {
 		await backend?.dispose();
@@ -1010,12 +1010,9 @@ function hostileInputSuite(open: () => Promise<Backend>, numRuns: number): void 
 }
 
 describe("hostile inputs to the store", () => {
-	const saved = { ...inputLimits };
-	// Before any backend opens: a PGlite worker takes the limits in force when it starts.
-	beforeAll(() => configureInputLimits(LIMITS));
-	afterAll(() => configureInputLimits(saved));
-
-	describe("memory", () => hostileInputSuite(memoryBackend, 200));
-	describe("pglite", () => hostileInputSuite(() => pgliteBackend(), propertyRuns(50, 15)));
-	describe("postgres", () => hostileInputSuite(() => postgresBackend(), propertyRuns(50, 15)));
+	// Every backend opened with the suite's limits, lowered so that inputs around them are cheap.
+	describe("memory", () => hostileInputSuite(() => memoryBackend({ limits: LIMITS }), 200));
+	describe("pglite", () => hostileInputSuite(() => pgliteBackend({ limits: LIMITS }), propertyRuns(50, 15)));
+	describe("postgres", () =>
+		hostileInputSuite(() => postgresBackend({ limits: LIMITS }), propertyRuns(50, 15)));
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../../src/session/errors.js";
-import { configureInputLimits, DEFAULT_INPUT_LIMITS } from "../../src/session/limits.js";
+import { DEFAULT_INPUT_LIMITS } from "../../src/session/limits.js";
 import type { CommitNotice } from "../../src/store/commits.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { decodeError, encodeError } from "../../src/store/pglite-worker/protocol.js";
@@ -185,14 +185,20 @@ describe("the worker store keeps the in-thread store's contract", () => {
 		expect([decoded.name, decoded.message, decoded.stack]).toEqual([error.name, error.message, error.stack]);
 	});
 
-	it("applies this thread's input limits, also when they change after the worker started", async () => {
+	it("holds writes to the input limits it was opened with", async () => {
 		const file = chainJsonl(uniqueId("limited"), 11);
-		configureInputLimits({ importEntries: 10 });
+		const dir = freshDirectory("limited");
+		const limited = await openPgliteWorker(join(dir, "data"), {
+			limits: { ...DEFAULT_INPUT_LIMITS, importEntries: 10 },
+		});
 		try {
-			await rejectsWithCode(store.importSession(ws, file), "LIMIT_EXCEEDED", "jsonl");
+			await rejectsWithCode(limited.importSession(ws, file), "LIMIT_EXCEEDED", "jsonl");
+			expect(await limited.getSession(ws, JSON.parse(file.split("\n")[0] as string).id)).toBeNull();
 		} finally {
-			configureInputLimits({ importEntries: DEFAULT_INPUT_LIMITS.importEntries });
+			await limited.close();
+			rmSync(dir, { recursive: true, force: true });
 		}
+		// The same file within the default limits of this file's store.
 		expect((await store.importSession(ws, file)).entryCount).toBe(11);
 	});
 

@@ -18,7 +18,7 @@ export interface WorkerInit {
 	queries: boolean;
 	/** Send every commit notice back (OpenOptions.announce is a callback). */
 	notices: boolean;
-	/** The main thread's input limits: the worker's session modules are instances of their own. */
+	/** The input limits the worker's store holds writes to (OpenOptions.limits on the main side). */
 	inputLimits: InputLimits;
 	/** PGlite's WebAssembly as the main thread compiled it: the worker shares its code (pglite-wasm.ts). */
 	wasmModule: WebAssembly.Module;
@@ -31,8 +31,6 @@ export type Request =
 			method: Method;
 			args: unknown[];
 			progress: boolean;
-			/** The main thread's input limits, when they changed since the last call (tests lower them). */
-			inputLimits?: InputLimits;
 	  }
 	| { type: "close" };
 

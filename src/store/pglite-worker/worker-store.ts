@@ -25,7 +25,7 @@
 import { mkdirSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { SessionError } from "../../session/errors.js";
-import { type InputLimits, inputLimits } from "../../session/limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../../session/limits.js";
 import { lockDirectory } from "../postgres/dir-lock.js";
 import type { OpenOptions } from "../postgres/open.js";
 import { pgliteWasmModule } from "../postgres/pglite-wasm.js";
@@ -81,7 +81,7 @@ export async function openPgliteWorker(dataDir: string, options: OpenOptions = {
 			dataDir,
 			queries: options.onQuery !== undefined,
 			notices: options.announce?.kind === "callback",
-			inputLimits: { ...inputLimits },
+			inputLimits: options.limits ?? DEFAULT_INPUT_LIMITS,
 			wasmModule: await pgliteWasmModule(),
 		};
 		store = new WorkerStore(
@@ -115,8 +115,8 @@ export class WorkerStore implements SessionStore {
 		private readonly worker: Worker,
 		private readonly unlock: () => void | Promise<void>,
 		private readonly options: OpenOptions,
-		/** The input limits the worker has: sent again with the next call when this thread's change. */
-		private sentLimits: InputLimits,
+		/** The input limits the worker's store holds writes to (sent to it at start). */
+		private readonly limits: InputLimits,
 	) {
 		worker.on("message", (reply: Reply) => this.receive(reply));
 		worker.on("error", (error) =>
@@ -213,14 +213,6 @@ export class WorkerStore implements SessionStore {
 		}
 	}
 
-	private limitsChanged(): boolean {
-		for (const key in inputLimits) {
-			const limit = key as keyof InputLimits;
-			if (inputLimits[limit] !== this.sentLimits[limit]) return true;
-		}
-		return false;
-	}
-
 	private call<M extends Method>(
 		method: M,
 		args: Parameters<StoreMethods[M]>,
@@ -230,10 +222,6 @@ export class WorkerStore implements SessionStore {
 			if (this.failure) return reject(this.failure);
 			const id = this.nextId++;
 			const request: Request = { type: "call", id, method, args, progress: onProgress !== undefined };
-			if (this.limitsChanged()) {
-				this.sentLimits = { ...inputLimits };
-				request.inputLimits = this.sentLimits;
-			}
 			try {
 				this.worker.postMessage(request);
 			} catch (error) {
@@ -241,14 +229,14 @@ export class WorkerStore implements SessionStore {
 				// the worker would have refused that input anyway. Check it here as the worker would have,
 				// so that the error is the same one (the first problem found, naming its field).
 				try {
-					checkWriteInput(method, args);
+					checkWriteInput(method, args, this.limits);
 				} catch (refusal) {
 					return reject(refusal);
 				}
 				return reject(
 					new SessionError(
 						"INVALID_INPUT",
-						`${method}: the input cannot be sent to the store: it nests deeper than ${inputLimits.jsonDepth} levels (${(error as Error).message})`,
+						`${method}: the input cannot be sent to the store: it nests deeper than ${this.limits.jsonDepth} levels (${(error as Error).message})`,
 						{ field: DEEP_INPUT_FIELD[method] ?? "input" },
 					),
 				);

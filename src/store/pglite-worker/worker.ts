@@ -6,7 +6,6 @@
  * this thread has closed PGlite and exited.
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { configureInputLimits } from "../../session/limits.js";
 import { openPglite, type PgliteOptions } from "../postgres/open.js";
 import type { SessionStore } from "../store.js";
 import { encodeError, type Reply, type Request, type WorkerInit } from "./protocol.js";
@@ -17,9 +16,7 @@ const init = workerData as WorkerInit;
 
 const post = (reply: Reply) => port.postMessage(reply);
 
-configureInputLimits(init.inputLimits);
-
-const options: PgliteOptions = { locked: true, wasmModule: init.wasmModule };
+const options: PgliteOptions = { locked: true, wasmModule: init.wasmModule, limits: init.inputLimits };
 if (init.queries) {
 	options.onQuery = (query, params) => {
 		try {
@@ -67,10 +64,8 @@ async function main(): Promise<void> {
 		return;
 	}
 	port.on("message", (request: Request) => {
-		if (request.type === "call") {
-			if (request.inputLimits) configureInputLimits(request.inputLimits);
-			void serve(store, request);
-		} else
+		if (request.type === "call") void serve(store, request);
+		else
 			store.close().then(
 				() => post({ type: "closed" }),
 				(error: unknown) => post({ type: "closed", error: encodeError(error) }),

@@ -3,6 +3,7 @@
  * drizzle-kit into drizzle/) are applied on open, under an advisory lock so
  * that several instances starting together apply them once.
  */
+
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { InputLimits } from "../../session/limits.js";
 import type { CommitAnnouncer } from "../commits.js";
 import { serviceClient } from "./client.js";
 import { lockDirectory } from "./dir-lock.js";
@@ -46,6 +48,8 @@ export interface OpenOptions {
 	optimisticAttempts?: number;
 	/** How long after a write its workspace's rollups are folded (fold.ts); tests set 0. */
 	foldDelayMs?: number;
+	/** The input limits writes are held to (default DEFAULT_INPUT_LIMITS; the server's configured ones). */
+	limits?: InputLimits;
 }
 
 function logger(options: OpenOptions): Logger | false {
@@ -91,6 +95,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 			// Upkeep, not a request's statements: outside the statement log.
 			upkeepDb: drizzlePglite(client, { schema }) as unknown as Db,
 			...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
+			...(options.limits === undefined ? {} : { limits: options.limits }),
 			close,
 			upkeep: {
 				analyze: async () => {
@@ -155,6 +160,7 @@ export async function openPostgres(
 		backend: "postgres",
 		upkeepDb: drizzlePostgres(upkeep, { schema }) as unknown as Db,
 		...(options.foldDelayMs === undefined ? {} : { foldDelayMs: options.foldDelayMs }),
+		...(options.limits === undefined ? {} : { limits: options.limits }),
 		bulkStatementTimeoutMs: timeouts.bulkMs,
 		upkeep: {
 			analyze: async () => {

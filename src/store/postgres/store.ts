@@ -22,6 +22,7 @@ import { isSessionError } from "../../session/errors.js";
 import { exportSessionFile } from "../../session/export.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
+import type { InputLimits } from "../../session/limits.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import type { SessionStats } from "../../session/session-stats.js";
 import type { Comparison } from "../../session/tree-view.js";
@@ -118,6 +119,8 @@ export type { Upkeep } from "./upkeep.js";
 
 export interface PgStoreOptions {
 	backend: "pglite" | "postgres";
+	/** The input limits writes are held to (default DEFAULT_INPUT_LIMITS). */
+	limits?: InputLimits;
 	/** The statement timeout inside an import's or a fork's transaction (Postgres; longer than the connection's). */
 	bulkStatementTimeoutMs?: number;
 	upkeep: Upkeep;
@@ -154,7 +157,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private readonly bulkStatementTimeoutMs: number | undefined;
 
 	constructor(db: Db, options: PgStoreOptions) {
-		super();
+		super(options.limits);
 		this.bulkStatementTimeoutMs = options.bulkStatementTimeoutMs;
 		this.db = db;
 		this.statistics = new AnalyzeSchedule(options.upkeep);
@@ -208,7 +211,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 	}
 
 	async createSession(ws: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
-		const record = newSessionRecord(ws, input, systemClock.now());
+		const record = newSessionRecord(ws, input, systemClock.now(), this.limits);
 		await this.db.transaction(async (tx) => {
 			const key = await insertSession(tx, record);
 			await tx.execute(logActivity(sql`${key}::integer`, sql`1`, sql`0`, true));
@@ -469,7 +472,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 	async importSession(ws: string, jsonl: string, options: ImportOptions = {}): Promise<ImportedSession> {
 		const file = parseSessionFile(jsonl, {
 			...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-			author: authorOf(options),
+			author: authorOf(options, this.limits),
+			limits: this.limits,
 		});
 		return this.importFile(ws, file, options);
 	}
@@ -515,8 +519,8 @@ export class PgStore extends TreeWrites implements SessionStore {
 		input: ContinueInput,
 		options: AuthorOptions = {},
 	): Promise<ContinuedSession> {
-		const author = authorOf(options);
-		const request = readContinuation(input, author);
+		const author = authorOf(options, this.limits);
+		const request = readContinuation(input, author, this.limits);
 		if (request.kind === "file" && !(await this.getSession(ws, request.sessionId))) {
 			const inserted = await this.insertFile(ws, request.file, {});
 			// Another writer may have stored it (or a part of it) first: then it is continued like any other.
@@ -563,7 +567,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 
 	async forkSession(ws: string, sessionId: string, input: ForkInput = {}): Promise<SessionRecord> {
 		const newId = forkTargetId(input.newSessionId);
-		const author = authorOf(input);
+		const author = authorOf(input, this.limits);
 		const forked = await this.db.transaction(async (tx) => {
 			await this.bulkTimeout(tx);
 			const source = await this.getSessionWith(tx, ws, sessionId, "share");
@@ -571,7 +575,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			// Refuse an over-long fork from the start entry's depth, before walking its path.
 			const startDepth =
 				input.entryId === undefined ? source.leafDepth : await entryDepth(tx, ws, sessionId, input.entryId);
-			if (startDepth !== null) checkForkSize(startDepth + 1);
+			if (startDepth !== null) checkForkSize(startDepth + 1, this.limits);
 			const path = await this.walk(tx, ws, sessionId, input.entryId, "full", "entryId");
 			const { labels } = await this.labelEntries(
 				tx,
@@ -579,7 +583,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 				sessionId,
 				path.map((e) => e.entry.id),
 			);
-			const plan = planFork(newId, path, labels, systemClock, author);
+			const plan = planFork(newId, path, labels, systemClock, author, this.limits);
 			const record = forkedSessionRecord(source, newId, plan, systemClock.now());
 			const key = await insertSession(tx, record);
 			await insertEntryBatches(tx, key, plan.rows);
