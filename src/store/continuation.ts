@@ -1,13 +1,16 @@
 /**
- * Continuing a session from its pi file, the procedure every backend runs in
- * its own transaction (design/tree-rules.md#continuing-from-a-file): the
- * request is read (a whole file, or the lines after an entry), the session
- * locked, the lines compared with what it holds after that entry
- * (session/continuation.ts), and the new ones written with a leaf record
- * before each one pi wrote after going back. A session that does not exist
- * yet, given its whole file, is imported instead (the backend's import).
+ * Continuing a session from its pi file (design/tree-rules.md#continuing-from-a-file):
+ * the request is read (a whole file, or the lines after an entry); each
+ * backend reads a snapshot of the session (the entry the lines follow, the
+ * log after it, the entries the lines name beyond it) and calls
+ * `decideContinuation`, which compares the lines with what the session holds
+ * after that entry (session/continuation.ts) and gives the new ones with a
+ * leaf record before each one pi wrote after going back; the backend commits
+ * them. A session that does not exist yet, given its whole file, is
+ * imported instead (the backend's import).
  */
 
+import type { PlanClock } from "../session/append.js";
 import { canonicalJson, referencedIds } from "../session/append.js";
 import { type ContinuationPlan, planContinuation } from "../session/continuation.js";
 import { isNode, type StoredEntry } from "../session/entry.js";
@@ -23,14 +26,8 @@ import {
 import type { InputLimits } from "../session/limits.js";
 import { validateEntryId } from "../session/validate.js";
 import { lastActivity } from "./records.js";
-import { type ContinuedSession, type ContinueInput, headerOf } from "./store.js";
-import {
-	notFoundSession,
-	type SessionWriter,
-	sessionAfter,
-	systemClock,
-	type WriteOutcome,
-} from "./write.js";
+import { type ContinuedSession, type ContinueInput, headerOf, type SessionRecord } from "./store.js";
+import { notFoundSession, sessionAfter, systemClock, type WriteOutcome } from "./write.js";
 
 /** A continuation request, read: a whole file, or lines after an entry. */
 export type ContinuationRequest =
@@ -70,10 +67,18 @@ export function readContinuation(
 	return { kind: "lines", sessionId, afterEntryId, lines: parseEntryLines(input.jsonl, limits) };
 }
 
-/** A continuation's backend primitives, in the transaction that holds the session's lock. */
-export interface ContinuationWriter extends SessionWriter {
-	/** The entry `afterId` and the log after it in seq order (the whole log for null); undefined when the session lacks it. */
-	readAfter(afterId: string | null): Promise<{ after: StoredEntry | null; tail: StoredEntry[] } | undefined>;
+/**
+ * What a continuation decides from, read in the transaction (or snapshot)
+ * the backend commits in: the session record, the entry the request follows
+ * (null for the first line; undefined when the session lacks it), the log
+ * after it in seq order (empty when it is lacking), and the stored entries
+ * named by `continuationLookups`.
+ */
+export interface ContinuationSnapshot {
+	session: SessionRecord;
+	after: StoredEntry | null | undefined;
+	tail: readonly StoredEntry[];
+	found: ReadonlyMap<string, StoredEntry>;
 }
 
 export interface ContinuationOutcome extends WriteOutcome {
@@ -81,20 +86,44 @@ export interface ContinuationOutcome extends WriteOutcome {
 	appended: number;
 }
 
+/** The id of the entry a request's lines follow; null from the first line. */
+export const continuationAfter = (request: ContinuationRequest): string | null =>
+	request.kind === "lines" ? request.afterEntryId : null;
+
+const linesOf = (request: ContinuationRequest): EntryLines =>
+	request.kind === "file"
+		? { entries: request.file.rows.map((row) => row.entry), lineNumbers: request.file.lineNumbers }
+		: request.lines;
+
+/** Ids the lines name beyond the entry they follow and the tail (their own, which must be new, their parents and targets). */
+export function continuationLookups(
+	request: ContinuationRequest,
+	after: StoredEntry | null | undefined,
+	tail: readonly StoredEntry[],
+): string[] {
+	const { entries: lines } = linesOf(request);
+	const outside = new Set(referencedIds(lines));
+	for (const line of lines) if (line.parentId !== null) outside.add(line.parentId);
+	for (const row of tail) outside.delete(row.entry.id);
+	if (after) outside.delete(after.entry.id);
+	return [...outside];
+}
+
 /**
- * The continuation of an existing session: the rules on what `writer`
- * reads, then its commit. NOT_FOUND for a missing session (or `afterEntryId`
- * it lacks: the caller sends more of the file), ALREADY_EXISTS (`jsonl`) for
- * a file that no longer matches it.
+ * The continuation of an existing session as one pure decision: NOT_FOUND
+ * for a missing session (or `afterEntryId` it lacks: the caller sends more
+ * of the file), ALREADY_EXISTS (`jsonl`) for a file that no longer matches
+ * it; else the rows to append (none when it is up to date) and the next
+ * session record, which each backend commits.
  */
-export async function continueIn(
-	writer: ContinuationWriter,
+export function decideContinuation(
+	snapshot: ContinuationSnapshot | null,
 	request: ContinuationRequest,
 	author: string | null,
-): Promise<ContinuationOutcome> {
-	const session = await writer.lockSession();
-	if (!session) throw notFoundSession(request.sessionId);
-	const afterId = request.kind === "lines" ? request.afterEntryId : null;
+	clock: PlanClock = systemClock,
+): ContinuationOutcome {
+	if (!snapshot) throw notFoundSession(request.sessionId);
+	const { session, after, tail, found } = snapshot;
 	if (
 		request.kind === "file" &&
 		canonicalJson(headerLine(headerOf(session))) !== canonicalJson(headerLine(request.file.header))
@@ -103,45 +132,31 @@ export async function continueIn(
 			field: "jsonl",
 		});
 	}
-	const read = await writer.readAfter(afterId);
-	if (!read) {
+	if (after === undefined) {
 		throw new SessionError(
 			"NOT_FOUND",
-			`Entry ${afterId} not found in this session: send the file from an earlier line`,
-			{
-				field: "afterEntryId",
-			},
+			`Entry ${continuationAfter(request)} not found in this session: send the file from an earlier line`,
+			{ field: "afterEntryId" },
 		);
 	}
-	const { entries: lines, lineNumbers } =
-		request.kind === "file"
-			? { entries: request.file.rows.map((row) => row.entry), lineNumbers: request.file.lineNumbers }
-			: request.lines;
-	// Ids the lines name beyond the tail (their own, which must be new, their parents and targets), in one read.
-	const inTail = new Set(read.tail.map((row) => row.entry.id));
-	const outside = new Set(referencedIds(lines));
-	for (const line of lines) if (line.parentId !== null) outside.add(line.parentId);
-	for (const id of inTail) outside.delete(id);
-	if (read.after) outside.delete(read.after.entry.id);
-	const found = outside.size === 0 ? new Map<string, StoredEntry>() : await writer.findEntries([...outside]);
+	const { entries: lines, lineNumbers } = linesOf(request);
 	const plan: ContinuationPlan = planContinuation(
 		session.sessionId,
 		{ leafId: session.leafId, leafDepth: session.leafDepth, lastSeq: session.lastSeq },
-		read.after && { entry: read.after.entry, depth: read.after.depth },
-		read.tail,
+		after && { entry: after.entry, depth: after.depth },
+		tail,
 		lines,
 		lineNumbers,
 		(id) => {
 			const stored = found.get(id);
 			return stored && { id, isNode: isNode(stored.entry), depth: stored.depth };
 		},
-		systemClock,
+		clock,
 		author,
 	);
 	if (plan.rows.length === 0) return { rows: [], session, held: plan.held, appended: 0 };
 	// The time pi wrote its last line, never before the session's last activity.
 	const next = sessionAfter(session, plan, lastActivity(session.updatedAt, plan.rows));
-	await writer.commit(plan.rows, next);
 	return { rows: plan.rows, session: next, held: plan.held, appended: plan.appended };
 }
 

@@ -9,6 +9,7 @@
  * arrays; the rules are the session layer's and the writes ../write.ts's.
  */
 
+import { referencedIds } from "../session/append.js";
 import { projectContext } from "../session/context.js";
 import {
 	type DraftEntry,
@@ -20,7 +21,7 @@ import {
 import { exportSessionFile } from "../session/export.js";
 import { planFork } from "../session/fork.js";
 import { parseSessionFile } from "../session/jsonl.js";
-import type { InputLimits } from "../session/limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../session/limits.js";
 import {
 	checkMetricsQuery,
 	type MetricsQuery,
@@ -33,7 +34,15 @@ import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../
 import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "./activity-cursor.js";
 import type { CommitNotice } from "./commits.js";
-import { type ContinuationWriter, continued, continueIn, readContinuation } from "./continuation.js";
+import {
+	type ContinuationRequest,
+	type ContinuationSnapshot,
+	continuationAfter,
+	continuationLookups,
+	continued,
+	decideContinuation,
+	readContinuation,
+} from "./continuation.js";
 import { KeyedMutex } from "./mutex.js";
 import { compareActivity, sessionWindow, toPage } from "./paging.js";
 import {
@@ -52,6 +61,7 @@ import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
+	type AppendResult,
 	type AuthorOptions,
 	type ContextQuery,
 	type ContinuedSession,
@@ -63,6 +73,8 @@ import {
 	headerOf,
 	type ImportedSession,
 	type ImportOptions,
+	type MoveLeafInput,
+	type MoveLeafResult,
 	type Page,
 	type PathQuery,
 	type SessionPageArgs,
@@ -75,13 +87,19 @@ import {
 } from "./store.js";
 import { compareOf, treePageOf } from "./tree-view.js";
 import {
+	appendResult,
+	appendWrite,
 	authorOf,
 	createdNotice,
+	decideWrite,
+	labelWrite,
+	moveResult,
+	moveWrite,
 	notFoundSession,
+	renameWrite,
 	systemClock,
-	TreeWrites,
+	type TreeWrite,
 	type WriteOutcome,
-	writeDrafts,
 	writeNotice,
 } from "./write.js";
 
@@ -124,19 +142,21 @@ const key = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-export class MemoryStore extends TreeWrites implements SessionStore {
+export class MemoryStore implements SessionStore {
 	readonly backend = "memory" as const;
 	private readonly db: MemoryDatabase;
 
 	private readonly onCommit: ((notice: CommitNotice) => void) | undefined;
+	/** The input limits this store holds writes to (the server's configured ones, or the defaults). */
+	private readonly limits: InputLimits;
 
 	constructor(
 		db: MemoryDatabase = new MemoryDatabase(),
 		options: { onCommit?: (notice: CommitNotice) => void; limits?: InputLimits } = {},
 	) {
-		super(options.limits);
 		this.db = db;
 		this.onCommit = options.onCommit;
+		this.limits = options.limits ?? DEFAULT_INPUT_LIMITS;
 	}
 
 	private announce(notice: CommitNotice | null): void {
@@ -203,61 +223,85 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		return copy(findSessionsIn(sessions, query));
 	}
 
-	protected async write(
+	async appendEntry(
 		ws: string,
 		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		const outcome = await this.writeLocked(ws, sessionId, drafts, options);
+		draft: DraftEntry,
+		options: AppendOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, appendWrite(sessionId, draft, options, this.limits)));
+	}
+
+	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
+		return moveResult(await this.write(ws, moveWrite(sessionId, input, this.limits)));
+	}
+
+	async setLabel(
+		ws: string,
+		sessionId: string,
+		targetId: string,
+		label?: string | null,
+		options: AuthorOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, labelWrite(sessionId, targetId, label, options, this.limits)));
+	}
+
+	async renameSession(
+		ws: string,
+		sessionId: string,
+		name: string,
+		options: AuthorOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.write(ws, renameWrite(sessionId, name, options, this.limits)));
+	}
+
+	/** A tree write under the session's lock: the snapshot, the decision, the commit. */
+	private async write(ws: string, write: TreeWrite): Promise<WriteOutcome> {
+		const outcome = await this.db.locks.run(key(ws, write.sessionId), async () => {
+			const session = this.find(ws, write.sessionId);
+			const snapshot = session && {
+				session: copy(session.record),
+				found: this.entriesOf(session, referencedIds(write.drafts)),
+			};
+			const decided = decideWrite(snapshot ?? null, write);
+			if (!decided.replayed) this.commit(ws, write.sessionId, decided);
+			return decided;
+		});
 		this.announce(writeNotice(outcome));
 		return outcome;
 	}
 
-	private writeLocked(
-		ws: string,
-		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		return this.db.locks.run(key(ws, sessionId), () =>
-			writeDrafts(this.writer(ws, sessionId), sessionId, drafts, options),
-		);
+	/** Stored entries of `session` with these ids, copied. */
+	private entriesOf(session: MemorySession, ids: readonly string[]): Map<string, StoredEntry> {
+		const found = new Map<string, StoredEntry>();
+		for (const id of ids) {
+			const entry = session.byId.get(id);
+			if (entry) found.set(id, copy(entry));
+		}
+		return found;
 	}
 
-	/** The write primitives on one session; the caller holds its lock. */
-	private writer(ws: string, sessionId: string): ContinuationWriter {
-		return {
-			lockSession: async () => {
-				const session = this.find(ws, sessionId);
-				return session ? copy(session.record) : null;
-			},
-			findEntries: async (ids) => {
-				const session = this.require(ws, sessionId);
-				const found = new Map<string, StoredEntry>();
-				for (const id of ids) {
-					const entry = session.byId.get(id);
-					if (entry) found.set(id, copy(entry));
-				}
-				return found;
-			},
-			readAfter: async (afterId) => {
-				const { log, byId } = this.require(ws, sessionId);
-				const after = afterId === null ? null : byId.get(afterId);
-				if (after === undefined) return undefined;
-				return { after: after && copy(after), tail: copy(log.slice(after ? after.seq : 0)) };
-			},
-			commit: async (rows, next) => {
-				const session = this.require(ws, sessionId);
-				for (const row of copy(rows)) {
-					session.log.push(row);
-					session.byId.set(row.entry.id, row);
-				}
-				session.record = copy(next);
-				const first = rows[0];
-				if (first) this.db.logActivity(ws, session, first.seq, next.lastSeq, false);
-			},
-		};
+	/** A continuation's snapshot of the session (./continuation.ts); the caller holds its lock. */
+	private continuationSnapshot(ws: string, request: ContinuationRequest): ContinuationSnapshot | null {
+		const session = this.find(ws, request.sessionId);
+		if (!session) return null;
+		const afterId = continuationAfter(request);
+		const after = afterId === null ? null : session.byId.get(afterId);
+		const tail = after === undefined ? [] : copy(session.log.slice(after ? after.seq : 0));
+		const found = this.entriesOf(session, continuationLookups(request, after, tail));
+		return { session: copy(session.record), after: after && copy(after), tail, found };
+	}
+
+	/** Appends a decided write's rows and moves the session record; the caller holds its lock. */
+	private commit(ws: string, sessionId: string, outcome: WriteOutcome): void {
+		const session = this.require(ws, sessionId);
+		for (const row of copy(outcome.rows)) {
+			session.log.push(row);
+			session.byId.set(row.entry.id, row);
+		}
+		session.record = copy(outcome.session);
+		const first = outcome.rows[0];
+		if (first) this.db.logActivity(ws, session, first.seq, outcome.session.lastSeq, false);
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
@@ -270,13 +314,7 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 		sessionId: string,
 		entryIds: readonly string[],
 	): Promise<Map<string, StoredEntry>> {
-		const session = this.require(ws, sessionId);
-		const found = new Map<string, StoredEntry>();
-		for (const id of entryIds) {
-			const entry = session.byId.get(id);
-			if (entry) found.set(id, copy(entry));
-		}
-		return found;
+		return this.entriesOf(this.require(ws, sessionId), entryIds);
 	}
 
 	async listEntries(ws: string, sessionId: string, query: EntryLogQuery = {}): Promise<StoredEntry[]> {
@@ -439,9 +477,11 @@ export class MemoryStore extends TreeWrites implements SessionStore {
 			const record = this.insert(importedSessionRecord(ws, request.file), request.file.rows);
 			return { ...record, created: true, appended: request.file.rows.length, held: 0 };
 		}
-		const outcome = await this.db.locks.run(key(ws, request.sessionId), () =>
-			continueIn(this.writer(ws, request.sessionId), request, author),
-		);
+		const outcome = await this.db.locks.run(key(ws, request.sessionId), async () => {
+			const decided = decideContinuation(this.continuationSnapshot(ws, request), request, author);
+			if (decided.rows.length > 0) this.commit(ws, request.sessionId, decided);
+			return decided;
+		});
 		this.announce(writeNotice(outcome));
 		return copy(continued(outcome));
 	}

@@ -1,9 +1,13 @@
 /**
- * The tree-write rules as one pure decision (`decideWrite`: a snapshot and
- * the drafts to the rows and the next session record, or a coded refusal),
- * so that the order of checks (session exists → re-sent entry → expected
- * leaf → targets) and the pointer/name bookkeeping are written once; and the
- * procedure that runs it on a backend's locked primitives (`writeDrafts`).
+ * The tree writes as data and one pure decision, so that every rule is
+ * written once: `appendWrite`, `moveWrite`, `labelWrite` and `renameWrite`
+ * check a call's input and give the drafts it writes (a `TreeWrite`);
+ * `decideWrite` takes a snapshot of the session (its record and the entries
+ * the drafts name) and the write to the rows and the next session record,
+ * or a coded refusal (session exists → re-sent entry → expected leaf →
+ * targets). Each backend reads the snapshot its own way (memory under its
+ * lock; Postgres optimistically, then under the row lock), calls
+ * `decideWrite`, and commits.
  */
 
 import {
@@ -11,13 +15,12 @@ import {
 	type KnownEntry,
 	type PlanClock,
 	planAppend,
-	referencedIds,
 	sameContent,
 } from "../session/append.js";
 import { type DraftEntry, isNode, type StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
 import { newEntryId } from "../session/ids.js";
-import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../session/limits.js";
+import type { InputLimits } from "../session/limits.js";
 import { nameAfter } from "../session/tree.js";
 import { checkJsonValue, checkText, isStorableText, validateDraft } from "../session/validate.js";
 import type { CommitNotice } from "./commits.js";
@@ -29,16 +32,6 @@ import type {
 	MoveLeafResult,
 	SessionRecord,
 } from "./store.js";
-
-/** Backend primitives, all running in one transaction that holds the session's lock. */
-export interface SessionWriter {
-	/** Lock the session row and read it; null when the workspace has no such session. */
-	lockSession(): Promise<SessionRecord | null>;
-	/** Stored entries of this session with these ids. */
-	findEntries(ids: readonly string[]): Promise<Map<string, StoredEntry>>;
-	/** Insert the rows and move the session row to `next`. */
-	commit(rows: readonly StoredEntry[], next: SessionRecord): Promise<void>;
-}
 
 export interface WriteOutcome {
 	rows: StoredEntry[];
@@ -69,15 +62,15 @@ export interface WriteSnapshot {
  * insert) or ALREADY_EXISTS; `expectedLeafId` → LEAF_CONFLICT; then the plan
  * (targets, parents, seq, depth) and the session's next record. Each backend
  * reads the snapshot its own way, calls this, and commits `rows` and
- * `session` unless `replayed`.
+ * `session` unless `replayed`. The entries a snapshot needs are
+ * `referencedIds(write.drafts)`: with none, the session record alone.
  */
 export function decideWrite(
 	snapshot: WriteSnapshot | null,
-	sessionId: string,
-	drafts: readonly DraftEntry[],
-	options: AppendOptions,
+	write: TreeWrite,
 	clock: PlanClock = systemClock,
 ): WriteOutcome {
+	const { sessionId, drafts, options } = write;
 	if (!snapshot) throw notFoundSession(sessionId);
 	const { session, found } = snapshot;
 	const [only] = drafts;
@@ -111,27 +104,6 @@ export function decideWrite(
 	};
 }
 
-/** A tree write through a backend's primitives, all in the one transaction that holds the session's lock. */
-export async function writeDrafts(
-	writer: SessionWriter,
-	sessionId: string,
-	drafts: readonly DraftEntry[],
-	options: AppendOptions,
-	clock: PlanClock = systemClock,
-): Promise<WriteOutcome> {
-	// No session can have an id Postgres cannot hold: it is not found, on every backend alike.
-	if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
-	const session = await writer.lockSession();
-	if (!session) throw notFoundSession(sessionId);
-	// A plain append refers to nothing but the leaf, whose depth the session row carries: no lookup.
-	const references = referencedIds(drafts);
-	const found =
-		references.length === 0 ? new Map<string, StoredEntry>() : await writer.findEntries(references);
-	const outcome = decideWrite({ session, found }, sessionId, drafts, options, clock);
-	if (!outcome.replayed) await writer.commit(outcome.rows, outcome.session);
-	return outcome;
-}
-
 /** The session record once a plan's rows are appended: its pointer, counts and name, and `updatedAt`. */
 export function sessionAfter(session: SessionRecord, plan: AppendPlan, updatedAt: string): SessionRecord {
 	let name = session.name;
@@ -160,16 +132,40 @@ export function authorOf(options: AuthorOptions, limits: InputLimits): string | 
 	return author;
 }
 
-/** An entry given to appendEntry; leaf records are only written by moveLeaf. */
-function appendDraft(value: unknown, limits: InputLimits): DraftEntry {
-	const draft = validateDraft(value, "entry", limits);
-	if (draft.type === "leaf")
-		throw invalidInput("entry.type", "leaf records are written by moveLeaf, not appended");
-	return draft;
+/** A tree write whose input is checked: the session it goes to, its drafts, and its options with the author checked. */
+export interface TreeWrite {
+	sessionId: string;
+	drafts: DraftEntry[];
+	options: AppendOptions;
 }
 
-/** A move is a leaf record, then optionally the abandoned branch's summary under the target. */
-function moveDrafts(input: MoveLeafInput, limits: InputLimits): DraftEntry[] {
+function treeWrite(
+	sessionId: string,
+	drafts: DraftEntry[],
+	options: AppendOptions,
+	limits: InputLimits,
+): TreeWrite {
+	const author = authorOf(options, limits);
+	// No session can have an id Postgres cannot hold: it is not found, on every backend alike.
+	if (typeof sessionId !== "string" || !isStorableText(sessionId)) throw notFoundSession(String(sessionId));
+	return { sessionId, drafts, options: { ...options, author } };
+}
+
+/** appendEntry's write: one entry; leaf records are only written by moveLeaf. */
+export function appendWrite(
+	sessionId: string,
+	draft: unknown,
+	options: AppendOptions,
+	limits: InputLimits,
+): TreeWrite {
+	const entry = validateDraft(draft, "entry", limits);
+	if (entry.type === "leaf")
+		throw invalidInput("entry.type", "leaf records are written by moveLeaf, not appended");
+	return treeWrite(sessionId, [entry], options, limits);
+}
+
+/** moveLeaf's write: a leaf record, then optionally the abandoned branch's summary under the target. */
+export function moveWrite(sessionId: string, input: MoveLeafInput, limits: InputLimits): TreeWrite {
 	const { targetId, summary } = input;
 	if (targetId !== null && (typeof targetId !== "string" || targetId.length === 0)) {
 		throw invalidInput("targetId", "must be a non-empty string or null");
@@ -188,26 +184,46 @@ function moveDrafts(input: MoveLeafInput, limits: InputLimits): DraftEntry[] {
 		};
 		drafts.push(validateDraft(branchSummary, "summary", limits));
 	}
-	return drafts;
+	return treeWrite(sessionId, drafts, input, limits);
 }
 
-function labelDraft(targetId: string, label: string | null | undefined, limits: InputLimits): DraftEntry {
-	return validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "", limits);
+/** setLabel's write: a label record on the target (no label clears it). */
+export function labelWrite(
+	sessionId: string,
+	targetId: string,
+	label: string | null | undefined,
+	options: AuthorOptions,
+	limits: InputLimits,
+): TreeWrite {
+	const draft = validateDraft({ type: "label", targetId, ...(label ? { label } : {}) }, "", limits);
+	return treeWrite(sessionId, [draft], { author: authorOf(options, limits) }, limits);
 }
 
-/** pi stores the name on one line (each run of line breaks one space), trimmed; an empty name clears it. */
-function renameDraft(name: string, limits: InputLimits): DraftEntry {
+/** renameSession's write. pi stores the name on one line (each run of line breaks one space), trimmed; an empty name clears it. */
+export function renameWrite(
+	sessionId: string,
+	name: string,
+	options: AuthorOptions,
+	limits: InputLimits,
+): TreeWrite {
 	if (typeof name !== "string") throw invalidInput("name", "must be a string");
-	return validateDraft({ type: "session_info", name: name.replace(/[\r\n]+/g, " ").trim() }, "", limits);
+	const draft = validateDraft(
+		{ type: "session_info", name: name.replace(/[\r\n]+/g, " ").trim() },
+		"",
+		limits,
+	);
+	return treeWrite(sessionId, [draft], { author: authorOf(options, limits) }, limits);
 }
 
-function appendResult(outcome: WriteOutcome): AppendResult {
+/** appendEntry's, setLabel's and renameSession's answer. */
+export function appendResult(outcome: WriteOutcome): AppendResult {
 	const entry = outcome.replayed ?? outcome.rows[0];
 	if (!entry) throw new Error("a write produced no entry");
 	return { entry, session: outcome.session, created: outcome.replayed === undefined };
 }
 
-function moveResult(outcome: WriteOutcome): MoveLeafResult {
+/** moveLeaf's answer. */
+export function moveResult(outcome: WriteOutcome): MoveLeafResult {
 	const [leafEntry, summaryEntry] = outcome.rows;
 	if (!leafEntry) throw new Error("a move produced no leaf record");
 	return { leafEntry, summaryEntry: summaryEntry ?? null, session: outcome.session };
@@ -239,85 +255,30 @@ export function createdNotice(session: SessionRecord): CommitNotice {
 }
 
 /**
- * The checks a tree write makes before it touches a backend, in the order
- * TreeWrites makes them: a caller that cannot hand the input to its backend
- * as it is (the PGlite worker, for input too deep to copy) reports the same
- * error the backend would have.
+ * The checks a tree write makes before it touches a backend: a caller that
+ * cannot hand the input to its backend as it is (the PGlite worker, for
+ * input too deep to copy) reports the same error the backend would have.
  */
 export function checkWriteInput(method: string, args: readonly unknown[], limits: InputLimits): void {
+	const sessionId = args[1] as string;
 	switch (method) {
 		case "appendEntry":
-			appendDraft(args[2], limits);
-			authorOf((args[3] ?? {}) as AuthorOptions, limits);
+			appendWrite(sessionId, args[2], (args[3] ?? {}) as AppendOptions, limits);
 			return;
 		case "moveLeaf":
-			moveDrafts(args[2] as MoveLeafInput, limits);
-			authorOf(args[2] as AuthorOptions, limits);
+			moveWrite(sessionId, args[2] as MoveLeafInput, limits);
 			return;
 		case "setLabel":
-			labelDraft(args[2] as string, args[3] as string | null | undefined, limits);
-			authorOf((args[4] ?? {}) as AuthorOptions, limits);
+			labelWrite(
+				sessionId,
+				args[2] as string,
+				args[3] as string | null | undefined,
+				(args[4] ?? {}) as AuthorOptions,
+				limits,
+			);
 			return;
 		case "renameSession":
-			renameDraft(args[2] as string, limits);
-			authorOf((args[3] ?? {}) as AuthorOptions, limits);
+			renameWrite(sessionId, args[2] as string, (args[3] ?? {}) as AuthorOptions, limits);
 			return;
-	}
-}
-
-/**
- * The tree writes of the SessionStore interface, each a list of drafts run by
- * the backend's one transactional primitive, `write`. Inputs (drafts and
- * author) are checked here, before the transaction starts.
- */
-export abstract class TreeWrites {
-	/** The input limits this store holds writes to (the server's configured ones, or the defaults). */
-	constructor(protected readonly limits: InputLimits = DEFAULT_INPUT_LIMITS) {}
-
-	protected abstract write(
-		ws: string,
-		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome>;
-
-	async appendEntry(
-		ws: string,
-		sessionId: string,
-		draft: DraftEntry,
-		options: AppendOptions = {},
-	): Promise<AppendResult> {
-		const drafts = [appendDraft(draft, this.limits)];
-		return appendResult(
-			await this.write(ws, sessionId, drafts, { ...options, author: authorOf(options, this.limits) }),
-		);
-	}
-
-	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
-		const drafts = moveDrafts(input, this.limits);
-		return moveResult(
-			await this.write(ws, sessionId, drafts, { ...input, author: authorOf(input, this.limits) }),
-		);
-	}
-
-	async setLabel(
-		ws: string,
-		sessionId: string,
-		targetId: string,
-		label?: string | null,
-		options: AuthorOptions = {},
-	): Promise<AppendResult> {
-		const drafts = [labelDraft(targetId, label, this.limits)];
-		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options, this.limits) }));
-	}
-
-	async renameSession(
-		ws: string,
-		sessionId: string,
-		name: string,
-		options: AuthorOptions = {},
-	): Promise<AppendResult> {
-		const drafts = [renameDraft(name, this.limits)];
-		return appendResult(await this.write(ws, sessionId, drafts, { author: authorOf(options, this.limits) }));
 	}
 }

@@ -22,14 +22,14 @@ import { isSessionError } from "../../session/errors.js";
 import { exportSessionFile } from "../../session/export.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
-import type { InputLimits } from "../../session/limits.js";
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../../session/limits.js";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
 import type { SessionStats } from "../../session/session-stats.js";
 import type { Comparison } from "../../session/tree-view.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
 import type { CommitAnnouncer } from "../commits.js";
-import { continued, continueIn, readContinuation } from "../continuation.js";
+import { continued, readContinuation } from "../continuation.js";
 import { sessionWindow, toPage } from "../paging.js";
 import {
 	exportFormat,
@@ -45,6 +45,7 @@ import {
 	type ActivityQuery,
 	type ActivityRecord,
 	type AppendOptions,
+	type AppendResult,
 	type AuthorOptions,
 	type ContextQuery,
 	type ContinuedSession,
@@ -56,6 +57,8 @@ import {
 	headerOf,
 	type ImportedSession,
 	type ImportOptions,
+	type MoveLeafInput,
+	type MoveLeafResult,
 	type Page,
 	type PathQuery,
 	type RebuildRollupsOptions,
@@ -68,12 +71,16 @@ import {
 	type TreeQuery,
 } from "../store.js";
 import {
+	appendResult,
+	appendWrite,
 	authorOf,
 	createdNotice,
+	labelWrite,
+	moveResult,
+	moveWrite,
 	notFoundSession,
+	renameWrite,
 	systemClock,
-	TreeWrites,
-	type WriteOutcome,
 } from "../write.js";
 import type { Db } from "./db.js";
 import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./fold.js";
@@ -140,7 +147,7 @@ export interface PgStoreOptions {
 	upkeepDb?: Db;
 }
 
-export class PgStore extends TreeWrites implements SessionStore {
+export class PgStore implements SessionStore {
 	readonly backend: "pglite" | "postgres";
 	readonly db: Db;
 	private readonly closeClient: () => Promise<void>;
@@ -155,9 +162,11 @@ export class PgStore extends TreeWrites implements SessionStore {
 	private readonly upkeepDb: Db;
 
 	private readonly bulkStatementTimeoutMs: number | undefined;
+	/** The input limits this store holds writes to (the server's configured ones, or the defaults). */
+	private readonly limits: InputLimits;
 
 	constructor(db: Db, options: PgStoreOptions) {
-		super(options.limits);
+		this.limits = options.limits ?? DEFAULT_INPUT_LIMITS;
 		this.bulkStatementTimeoutMs = options.bulkStatementTimeoutMs;
 		this.db = db;
 		this.statistics = new AnalyzeSchedule(options.upkeep);
@@ -244,13 +253,37 @@ export class PgStore extends TreeWrites implements SessionStore {
 		return toPage(rows.map(toRecord), window, total);
 	}
 
-	protected write(
+	async appendEntry(
 		ws: string,
 		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		return this.writes.write(ws, sessionId, drafts, options);
+		draft: DraftEntry,
+		options: AppendOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.writes.write(ws, appendWrite(sessionId, draft, options, this.limits)));
+	}
+
+	async moveLeaf(ws: string, sessionId: string, input: MoveLeafInput): Promise<MoveLeafResult> {
+		return moveResult(await this.writes.write(ws, moveWrite(sessionId, input, this.limits)));
+	}
+
+	async setLabel(
+		ws: string,
+		sessionId: string,
+		targetId: string,
+		label?: string | null,
+		options: AuthorOptions = {},
+	): Promise<AppendResult> {
+		const write = labelWrite(sessionId, targetId, label, options, this.limits);
+		return appendResult(await this.writes.write(ws, write));
+	}
+
+	async renameSession(
+		ws: string,
+		sessionId: string,
+		name: string,
+		options: AuthorOptions = {},
+	): Promise<AppendResult> {
+		return appendResult(await this.writes.write(ws, renameWrite(sessionId, name, options, this.limits)));
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
@@ -526,31 +559,7 @@ export class PgStore extends TreeWrites implements SessionStore {
 			// Another writer may have stored it (or a part of it) first: then it is continued like any other.
 			if (inserted) return { ...inserted, created: true, appended: request.file.rows.length, held: 0 };
 		}
-		const outcome = await this.writes.planned(ws, request.sessionId, (writer, db, upToSeq) =>
-			continueIn(
-				{
-					...writer,
-					// The entry and the log after it, as far as the writer's view of the session goes.
-					readAfter: async (afterId) => {
-						const [after] = afterId === null ? [] : await entryRows(db, ws, request.sessionId, [afterId]);
-						if (afterId !== null && (!after || Number(after.seq) > upToSeq())) return undefined;
-						const rows = await entryLogRows(db, ws, request.sessionId, {
-							afterSeq: after ? Number(after.seq) : 0,
-							beforeSeq: upToSeq() + 1,
-							types: undefined,
-							limit: undefined,
-							fromEnd: false,
-						});
-						return {
-							after: after ? toStored(after, request.sessionId) : null,
-							tail: rows.map((row) => toStored(row, request.sessionId)),
-						};
-					},
-				},
-				request,
-				author,
-			),
-		);
+		const outcome = await this.writes.continuation(ws, request, author);
 		return continued(outcome);
 	}
 

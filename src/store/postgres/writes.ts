@@ -3,7 +3,7 @@
  * rename) and how every commit is announced. ./store.ts owns the reads and
  * the bulk writes (create, import, fork) and hands their notices here.
  *
- * A tree write is optimistic: the rules (../write.ts) run on a snapshot of
+ * A tree write is optimistic: the rules (../write.ts decideWrite) run on a snapshot of
  * the session row and the entries the drafts name, and one statement
  * commits the plan only if the session's `last_seq` is still the snapshot's
  * (every write moves it, so it versions the whole row). No transaction stays
@@ -24,25 +24,32 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { referencedIds } from "../../session/append.js";
-import type { DraftEntry, StoredEntry } from "../../session/entry.js";
+import type { StoredEntry } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
 import { isStorableText } from "../../session/validate.js";
 import { type CommitAnnouncer, type CommitNotice, encodeNotice } from "../commits.js";
+import {
+	type ContinuationOutcome,
+	type ContinuationRequest,
+	type ContinuationSnapshot,
+	continuationAfter,
+	continuationLookups,
+	decideContinuation,
+} from "../continuation.js";
 import { KeyedMutex } from "../mutex.js";
-import type { AppendOptions, SessionRecord } from "../store.js";
+import type { SessionRecord } from "../store.js";
 import {
 	decideWrite,
 	notFoundSession,
-	type SessionWriter,
+	type TreeWrite,
 	type WriteOutcome,
 	type WriteSnapshot,
-	writeDrafts,
 	writeNotice,
 } from "../write.js";
 import type { Db } from "./db.js";
 import { appendStatement, conditionalAppend, conditionalAppendValues, notifyEach } from "./inserts.js";
 import { CommitNotifier } from "./notifier.js";
-import { entryRows, sessionRow } from "./queries.js";
+import { entryLogRows, entryRows, sessionRow } from "./queries.js";
 import { type EntryRow, entryColumns, type SessionRow, sessionColumns, toRecord, toStored } from "./rows.js";
 import { entries, sessions } from "./schema.js";
 import { type Statement, statement } from "./statements.js";
@@ -114,16 +121,9 @@ export class PgWrites {
 	}
 
 	/** One tree write (see the header): optimistic, then under the row lock if it keeps losing races. */
-	async write(
-		ws: string,
-		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		// Postgres cannot even compare with such an id: no session has it.
-		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
-		const key = JSON.stringify([ws, sessionId]);
-		const outcome = await this.turns.run(key, () => this.writeInTurn(key, ws, sessionId, drafts, options));
+	async write(ws: string, write: TreeWrite): Promise<WriteOutcome> {
+		const key = JSON.stringify([ws, write.sessionId]);
+		const outcome = await this.turns.run(key, () => this.writeInTurn(key, ws, write));
 		this.announceWrite(outcome);
 		return outcome;
 	}
@@ -136,97 +136,45 @@ export class PgWrites {
 	}
 
 	/**
-	 * A write that reads more than the snapshot of a tree write before it
-	 * plans (a continuation reads the log after an entry), run like one (see
-	 * the header): `plan` reads through a writer on a snapshot of the session
-	 * row, whose reads see only entries up to its `lastSeq`, and its commit is
-	 * the conditional one; after OPTIMISTIC_ATTEMPTS lost races, `plan` runs
-	 * with a writer in the transaction that holds the row's lock. In the
-	 * session's turn, announced like every tree write. No transaction is held
-	 * open across the reads: one kept open by many followers at once held the
-	 * workspace's activity feed back (store/postgres/queries.ts activityRows).
+	 * A continuation (../continuation.ts), run like a tree write (see the
+	 * header): decided on a snapshot read outside any transaction, whose reads
+	 * see only entries up to its session row's `lastSeq`, and committed by the
+	 * conditional statement; after OPTIMISTIC_ATTEMPTS lost races, read and
+	 * committed in the transaction that holds the row's lock. In the session's
+	 * turn, announced like every tree write. No transaction is held open
+	 * across the reads: one kept open by many followers at once held the
+	 * workspace's activity feed back (./queries.ts activityRows).
 	 */
-	async planned<T extends WriteOutcome>(
+	async continuation(
 		ws: string,
-		sessionId: string,
-		plan: (writer: SessionWriter, db: Db, upToSeq: () => number) => Promise<T>,
-	): Promise<T> {
+		request: ContinuationRequest,
+		author: string | null,
+	): Promise<ContinuationOutcome> {
+		const { sessionId } = request;
 		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
 		const key = JSON.stringify([ws, sessionId]);
 		const outcome = await this.turns.run(key, async () => {
 			const attempts = this.options.optimisticAttempts ?? OPTIMISTIC_ATTEMPTS;
 			for (let attempt = 0; attempt < attempts; attempt++) {
-				const result = await this.plannedOnSnapshot(ws, sessionId, plan);
-				if (result) {
-					this.remember(key, result.session);
-					return result;
+				const snapshot = await continuationSnapshot(this.db, ws, request, null);
+				const decided = decideContinuation(snapshot, request, author);
+				if (decided.rows.length === 0 || (await this.commitIfCurrent(ws, sessionId, decided))) {
+					this.remember(key, decided.session);
+					return decided;
 				}
 			}
-			const result = await this.db.transaction((tx) => {
-				let locked: SessionRecord | null = null;
-				const writer = this.lockedWriter(tx, ws, sessionId);
-				const lockSession = async () => {
-					locked = await writer.lockSession();
-					return locked;
-				};
-				return plan({ ...writer, lockSession }, tx, () => locked?.lastSeq ?? 0);
+			const decided = await this.db.transaction(async (tx) => {
+				const snapshot = await continuationSnapshot(tx, ws, request, "update");
+				const outcome = decideContinuation(snapshot, request, author);
+				if (outcome.rows.length > 0)
+					await tx.execute(appendStatement(ws, sessionId, outcome.rows, outcome.session));
+				return outcome;
 			});
-			this.remember(key, result.session);
-			return result;
+			this.remember(key, decided.session);
+			return decided;
 		});
 		this.announceWrite(outcome);
 		return outcome;
-	}
-
-	/** `plan` on a snapshot of the session row, with the conditional commit; null when another write came first. */
-	private async plannedOnSnapshot<T extends WriteOutcome>(
-		ws: string,
-		sessionId: string,
-		plan: (writer: SessionWriter, db: Db, upToSeq: () => number) => Promise<T>,
-	): Promise<T | null> {
-		let snapshot: SessionRecord | null = null;
-		let applied = true;
-		const writer: SessionWriter = {
-			lockSession: async () => {
-				const row = await sessionRow(this.db, ws, sessionId, null);
-				snapshot = row ? toRecord(row) : null;
-				return snapshot;
-			},
-			// Only what the snapshot holds: an entry written after it is not there yet.
-			findEntries: async (ids) => {
-				const limit = snapshot?.lastSeq ?? 0;
-				if (ids.length === 0) return new Map<string, StoredEntry>();
-				const rows = await entryRows(this.db, ws, sessionId, ids);
-				return new Map(rows.filter((r) => Number(r.seq) <= limit).map((r) => [r.id, toStored(r, sessionId)]));
-			},
-			commit: async (rows, next) => {
-				const [result] = await this.commitPlan.run(
-					this.db,
-					conditionalAppendValues(ws, sessionId, snapshot?.lastSeq ?? 0, rows, next),
-				);
-				applied = Number(result?.applied ?? 0) === 1;
-			},
-		};
-		const result = await plan(writer, this.db, () => snapshot?.lastSeq ?? 0);
-		return applied ? result : null;
-	}
-
-	/** The write primitives of `tx` on one session: lockSession takes its row's lock. */
-	lockedWriter(tx: Db, ws: string, sessionId: string): SessionWriter {
-		return {
-			lockSession: async () => {
-				const row = await sessionRow(tx, ws, sessionId, "update");
-				return row ? toRecord(row) : null;
-			},
-			findEntries: async (ids) => {
-				if (ids.length === 0) return new Map<string, StoredEntry>();
-				const rows = await entryRows(tx, ws, sessionId, ids);
-				return new Map(rows.map((r) => [r.id, toStored(r, sessionId)]));
-			},
-			commit: async (rows, next) => {
-				await tx.execute(appendStatement(ws, sessionId, rows, next));
-			},
-		};
 	}
 
 	/** Sends the notices still queued; the store closes its client after this. */
@@ -234,14 +182,9 @@ export class PgWrites {
 		await this.notifier?.close();
 	}
 
-	private async writeInTurn(
-		key: string,
-		ws: string,
-		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		const references = referencedIds(drafts);
+	private async writeInTurn(key: string, ws: string, write: TreeWrite): Promise<WriteOutcome> {
+		const { sessionId } = write;
+		const references = referencedIds(write.drafts);
 		const attempts = this.options.optimisticAttempts ?? OPTIMISTIC_ATTEMPTS;
 		for (let attempt = 0; attempt < attempts; attempt++) {
 			const known = attempt === 0 && references.length === 0 ? this.remembered.get(key) : undefined;
@@ -249,8 +192,8 @@ export class PgWrites {
 				const snapshot = known
 					? { session: known, found: new Map<string, StoredEntry>() }
 					: await this.snapshot(ws, sessionId, references);
-				const outcome = await this.tryWrite(ws, sessionId, snapshot, drafts, options);
-				if (outcome) {
+				const outcome = decideWrite(snapshot, write);
+				if (outcome.replayed || (await this.commitIfCurrent(ws, sessionId, outcome))) {
 					this.remember(key, outcome.session);
 					return outcome;
 				}
@@ -260,7 +203,7 @@ export class PgWrites {
 			}
 			this.remembered.delete(key);
 		}
-		const outcome = await this.lockedWrite(ws, sessionId, drafts, options);
+		const outcome = await this.lockedWrite(ws, write, references);
 		this.remember(key, outcome.session);
 		return outcome;
 	}
@@ -292,32 +235,72 @@ export class PgWrites {
 		return { session: toRecord(first.session), found };
 	}
 
-	/** The rules on a snapshot, then the conditional commit; null when another write came first. */
-	private async tryWrite(
-		ws: string,
-		sessionId: string,
-		snapshot: WriteSnapshot | null,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome | null> {
-		const outcome = decideWrite(snapshot, sessionId, drafts, options);
-		if (outcome.replayed) return outcome;
+	/**
+	 * Commits a decided write's rows only if the session is still where its
+	 * snapshot saw it (`last_seq` one before the first row's seq); false when
+	 * another write came first.
+	 */
+	private async commitIfCurrent(ws: string, sessionId: string, outcome: WriteOutcome): Promise<boolean> {
+		const seenLastSeq = (outcome.rows[0]?.seq ?? 1) - 1;
 		const [result] = await this.commitPlan.run(
 			this.db,
-			conditionalAppendValues(ws, sessionId, snapshot?.session.lastSeq ?? 0, outcome.rows, outcome.session),
+			conditionalAppendValues(ws, sessionId, seenLastSeq, outcome.rows, outcome.session),
 		);
-		return Number(result?.applied ?? 0) === 1 ? outcome : null;
+		return Number(result?.applied ?? 0) === 1;
 	}
 
 	/** The write under the session row's lock, in one transaction (the fallback when races keep being lost). */
-	private lockedWrite(
-		ws: string,
-		sessionId: string,
-		drafts: DraftEntry[],
-		options: AppendOptions,
-	): Promise<WriteOutcome> {
-		return this.db.transaction(async (tx) =>
-			writeDrafts(this.lockedWriter(tx, ws, sessionId), sessionId, drafts, options),
-		);
+	private lockedWrite(ws: string, write: TreeWrite, references: readonly string[]): Promise<WriteOutcome> {
+		const { sessionId } = write;
+		return this.db.transaction(async (tx) => {
+			const row = await sessionRow(tx, ws, sessionId, "update");
+			const found = new Map<string, StoredEntry>();
+			if (row && references.length > 0)
+				for (const r of await entryRows(tx, ws, sessionId, references))
+					found.set(r.id, toStored(r, sessionId));
+			const outcome = decideWrite(row ? { session: toRecord(row), found } : null, write);
+			if (!outcome.replayed) await tx.execute(appendStatement(ws, sessionId, outcome.rows, outcome.session));
+			return outcome;
+		});
 	}
+}
+
+/**
+ * A continuation's snapshot (../continuation.ts) of one session: with
+ * `lock`, in the transaction that holds its row's lock; without, as of its
+ * session row, whose `lastSeq` bounds every read (an entry written after the
+ * row was read is not there yet).
+ */
+async function continuationSnapshot(
+	db: Db,
+	ws: string,
+	request: ContinuationRequest,
+	lock: "update" | null,
+): Promise<ContinuationSnapshot | null> {
+	const { sessionId } = request;
+	const row = await sessionRow(db, ws, sessionId, lock);
+	if (!row) return null;
+	const session = toRecord(row);
+	const seen = (r: EntryRow) => Number(r.seq) <= session.lastSeq;
+	const afterId = continuationAfter(request);
+	const [afterRow] = afterId === null ? [] : (await entryRows(db, ws, sessionId, [afterId])).filter(seen);
+	const after = afterId === null ? null : afterRow && toStored(afterRow, sessionId);
+	const tail =
+		after === undefined
+			? []
+			: (
+					await entryLogRows(db, ws, sessionId, {
+						afterSeq: after ? after.seq : 0,
+						beforeSeq: session.lastSeq + 1,
+						types: undefined,
+						limit: undefined,
+						fromEnd: false,
+					})
+				).map((r) => toStored(r, sessionId));
+	const lookups = continuationLookups(request, after, tail);
+	const found = new Map<string, StoredEntry>();
+	if (lookups.length > 0)
+		for (const r of (await entryRows(db, ws, sessionId, lookups)).filter(seen))
+			found.set(r.id, toStored(r, sessionId));
+	return { session, after, tail, found };
 }
