@@ -9,6 +9,14 @@
  * arrays; the rules are the session layer's and the writes ../write.ts's.
  */
 
+import {
+	checkMetricsQuery,
+	type MetricsQuery,
+	type MetricsResult,
+	metricsOfRollups,
+	type SessionRollups,
+} from "../session/analytics/metrics.js";
+import { rollupRows, turnRows } from "../session/analytics/rollup.js";
 import { referencedIds } from "../session/append.js";
 import { projectContext } from "../session/context.js";
 import {
@@ -22,14 +30,6 @@ import { exportSessionFile } from "../session/export.js";
 import { planFork } from "../session/fork.js";
 import { parseSessionFile } from "../session/jsonl.js";
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../session/limits.js";
-import {
-	checkMetricsQuery,
-	type MetricsQuery,
-	type MetricsResult,
-	metricsOfRollups,
-	type SessionRollups,
-} from "../session/metrics.js";
-import { rollupRows, turnRows } from "../session/rollup.js";
 import { boundByCompaction, childrenOf, labelsOf, pathToRoot, tipsOf } from "../session/tree.js";
 import type { Comparison } from "../session/tree-view.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "./activity-cursor.js";
@@ -100,6 +100,7 @@ import {
 	systemClock,
 	type TreeWrite,
 	type WriteOutcome,
+	type WriteSnapshot,
 	writeNotice,
 } from "./write.js";
 
@@ -258,17 +259,25 @@ export class MemoryStore implements SessionStore {
 	/** A tree write under the session's lock: the snapshot, the decision, the commit. */
 	private async write(ws: string, write: TreeWrite): Promise<WriteOutcome> {
 		const outcome = await this.db.locks.run(key(ws, write.sessionId), async () => {
-			const session = this.find(ws, write.sessionId);
-			const snapshot = session && {
-				session: copy(session.record),
-				found: this.entriesOf(session, referencedIds(write.drafts)),
-			};
-			const decided = decideWrite(snapshot ?? null, write);
-			if (!decided.replayed) this.commit(ws, write.sessionId, decided);
+			const decided = decideWrite(await this.snapshot(ws, write), write);
+			if (!decided.replayed) await this.commit(ws, write.sessionId, decided);
 			return decided;
 		});
 		this.announce(writeNotice(outcome));
 		return outcome;
+	}
+
+	/**
+	 * A tree write's snapshot (../write.ts WriteSnapshot); the caller holds
+	 * the session's lock. Asynchronous like every backend's read, so that
+	 * concurrent writers and live readers take turns here as they do on a
+	 * database (written synchronously, 8 writers in a loop starved a live
+	 * subscriber of the event loop until it fell 1,000 events behind).
+	 */
+	private async snapshot(ws: string, write: TreeWrite): Promise<WriteSnapshot | null> {
+		const session = this.find(ws, write.sessionId);
+		if (!session) return null;
+		return { session: copy(session.record), found: this.entriesOf(session, referencedIds(write.drafts)) };
 	}
 
 	/** Stored entries of `session` with these ids, copied. */
@@ -293,7 +302,7 @@ export class MemoryStore implements SessionStore {
 	}
 
 	/** Appends a decided write's rows and moves the session record; the caller holds its lock. */
-	private commit(ws: string, sessionId: string, outcome: WriteOutcome): void {
+	private async commit(ws: string, sessionId: string, outcome: WriteOutcome): Promise<void> {
 		const session = this.require(ws, sessionId);
 		for (const row of copy(outcome.rows)) {
 			session.log.push(row);
@@ -479,7 +488,7 @@ export class MemoryStore implements SessionStore {
 		}
 		const outcome = await this.db.locks.run(key(ws, request.sessionId), async () => {
 			const decided = decideContinuation(this.continuationSnapshot(ws, request), request, author);
-			if (decided.rows.length > 0) this.commit(ws, request.sessionId, decided);
+			if (decided.rows.length > 0) await this.commit(ws, request.sessionId, decided);
 			return decided;
 		});
 		this.announce(writeNotice(outcome));
