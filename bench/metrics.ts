@@ -7,7 +7,7 @@
  * ms, and ≤ 0.2× the raw GROUP BY.
  */
 import postgres from "postgres";
-import type { MetricsQuery } from "../src/session/metrics.js";
+import type { MetricsQuery } from "../src/session/analytics/metrics.js";
 import { openPostgres } from "../src/store/postgres/open.js";
 import { measure, type Stats, sequential } from "./measure.js";
 import { createBenchDatabase, type PostgresServer } from "./postgres.js";
@@ -113,7 +113,7 @@ export async function runMetricsSection(
 			for (let i = 0; i < plan.sessions; i++)
 				await store.importSession(WS, dashboardSessionFile(i, plan.entriesPerSession));
 			const importSeconds = (performance.now() - importStarted) / 1000;
-			// The workspace as a dashboard sees it a second after its writes: folded (src/store/postgres/fold.ts).
+			// The workspace as a dashboard sees it a second after its writes: folded (src/store/postgres/analytics/fold.ts).
 			const foldStarted = performance.now();
 			await store.foldRollups();
 			const foldSeconds = (performance.now() - foldStarted) / 1000;

@@ -10,10 +10,10 @@ import { type Authenticate, requestIdentity, useTokenExpiry } from "./app/authen
 import { useSubscriptionsPerClient } from "./app/client-limits.js";
 import { useHealthRoutes } from "./app/health.js";
 import { type CompileOptions, useCompiledExecution } from "./app/jit.js";
-import { createMetrics, type ServerMetrics } from "./app/metrics.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { type PersistedOperations, persistedOperations } from "./app/persisted.js";
+import { createMetrics, type ServerMetrics } from "./app/prometheus.js";
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
 import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";

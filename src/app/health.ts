@@ -8,7 +8,7 @@
  */
 import type { Plugin } from "graphql-yoga";
 import type { Readiness } from "../services.js";
-import type { ServerMetrics } from "./metrics.js";
+import type { ServerMetrics } from "./prometheus.js";
 
 export interface HealthOptions {
 	ready: () => Promise<Readiness>;

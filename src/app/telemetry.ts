@@ -18,7 +18,7 @@ import { context as otelContext, type Span, SpanStatusCode, trace } from "@opent
 import { type ExecutionResult, getOperationAST, type OperationDefinitionNode } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Logger } from "../logger.js";
-import { routeOf, type ServerMetrics, type Transport } from "./metrics.js";
+import { routeOf, type ServerMetrics, type Transport } from "./prometheus.js";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 const SANE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;

@@ -12,15 +12,15 @@
  * only while someone listens); the activity feed is ./activity.ts.
  */
 import type { Logger } from "../logger.js";
+import type { MetricsQuery, MetricsResult } from "../session/analytics/metrics.js";
 import type { StoredEntry } from "../session/entry.js";
 import { SessionError } from "../session/errors.js";
-import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
 import { limitConcurrency } from "../store/limited.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 import { type ActivityEvent, ActivityFanOut, type ActivitySubscription } from "./activity.js";
+import { MetricsUpdates } from "./analytics/metrics-updates.js";
 import type { BusListener, EventBus } from "./bus.js";
 import { EntryStream } from "./entry-stream.js";
-import { MetricsUpdates } from "./metrics-updates.js";
 
 export type { ActivityEvent, ActivityKind, ActivitySubscription } from "./activity.js";
 
@@ -418,7 +418,7 @@ export class LiveEvents {
 		this.maybeDetach();
 	}
 
-	/** A metrics query's result now, then again whenever the workspace's commits change it (./metrics-updates.ts). */
+	/** A metrics query's result now, then again whenever the workspace's commits change it (./analytics/metrics-updates.ts). */
 	async metricsUpdates(ws: string, query: MetricsQuery): Promise<AsyncIterableIterator<MetricsResult>> {
 		// Listening before the first read: a commit in between is heard, not lost.
 		this.attach();

@@ -12,7 +12,7 @@ import "./types/session-writes.js";
 import "./types/continuation.js";
 import "./types/caller.js";
 import "./types/events.js";
-import "./types/metrics.js";
+import "./types/analytics/metrics.js";
 import "./types/tree.js";
 import "./types/search.js";
 import "./types/presence.js";

@@ -7,7 +7,7 @@
  * every function accepts any value, never throws and returns a defined
  * value. A field of the wrong type reads as absent.
  *
- * Invariant: every aggregate the service computes (src/session/measures.ts,
+ * Invariant: every aggregate the service computes (src/session/analytics/measures.ts,
  * and any rollup or SQL that mirrors it) reads usage through
  * `normalizeUsage`, so the sum of the typed `usage` fields of a set of
  * messages equals the metric computed over the same set.

@@ -6,7 +6,7 @@
  *
  * One file: the reference backend is read beside the interface it
  * implements, a method per SessionStore method, each a few lines over the
- * arrays; the rules are the session layer's and the writes ../write.ts's.
+ * arrays; the rules are the session layer's and the writes ./write.ts's.
  */
 
 import {
@@ -268,7 +268,7 @@ export class MemoryStore implements SessionStore {
 	}
 
 	/**
-	 * A tree write's snapshot (../write.ts WriteSnapshot); the caller holds
+	 * A tree write's snapshot (./write.ts WriteSnapshot); the caller holds
 	 * the session's lock. Asynchronous like every backend's read, so that
 	 * concurrent writers and live readers take turns here as they do on a
 	 * database (written synchronously, 8 writers in a loop starved a live

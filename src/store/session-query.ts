@@ -2,16 +2,16 @@
  * The sessions list in another order or filtered (`sessions(orderBy:,
  * filter:)`): what a query asks for, its cursors, and the reference answer
  * (the memory backend). Cost and tokens are a session's sums over its whole
- * tree (session/measures.ts), which Postgres reads from the session's
+ * tree (session/analytics/measures.ts), which Postgres reads from the session's
  * rollups, never from its entries. A session "used" a model when any of its
  * assistant messages names it (the rollups' model dimension).
  */
 
+import { measureEntries } from "../session/analytics/measures.js";
+import { compareCodePoints } from "../session/analytics/metrics.js";
+import { rollupRows } from "../session/analytics/rollup.js";
 import type { StoredEntry } from "../session/entry.js";
 import { invalidInput, SessionError } from "../session/errors.js";
-import { measureEntries } from "../session/measures.js";
-import { compareCodePoints } from "../session/metrics.js";
-import { rollupRows } from "../session/rollup.js";
 import { decodeOpaque, encodeOpaque } from "./opaque.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
 import type {

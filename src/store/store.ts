@@ -14,10 +14,11 @@
 import type { DraftEntry, EntryTypeOrOther, SessionContext, StoredEntry } from "../session/entry.js";
 import type { ExportFormat } from "../session/export.js";
 import type { SessionHeader } from "../session/jsonl.js";
-import type { MetricsQuery, MetricsResult } from "../session/metrics.js";
-import type { SessionStats } from "../session/session-stats.js";
 import type { Comparison, TreeNode } from "../session/tree-view.js";
+import type { AnalyticsStore } from "./analytics/store.js";
 import type { SearchPage, SearchQuery } from "./search.js";
+
+export type { RebuildRollupsOptions } from "./analytics/store.js";
 
 /** Used until authentication exists; the column and the scoping are real. */
 export const DEFAULT_WORKSPACE = "default";
@@ -104,12 +105,6 @@ export interface EntryOmissions {
 	payload?: boolean;
 	/** The entry's timestamp may be "". */
 	timestamp?: boolean;
-}
-
-export interface RebuildRollupsOptions {
-	missingOnly?: boolean;
-	/** After each session: how many are done of how many. */
-	onSession?: (done: number, total: number) => void;
 }
 
 export interface ContextQuery {
@@ -263,7 +258,12 @@ export interface ActivityQuery {
 	latest?: boolean;
 }
 
-export interface SessionStore {
+/**
+ * The tree store: sessions, their append logs and trees, the writes the
+ * tree rules allow, import and export, the activity log. A store is both
+ * this and the analytics store (./analytics/store.ts) over the same data.
+ */
+export interface TreeStore {
 	readonly backend: "memory" | "pglite" | "postgres";
 
 	createSession(ws: string, input?: CreateSessionInput): Promise<SessionRecord>;
@@ -334,21 +334,6 @@ export interface SessionStore {
 	compareNodes(ws: string, sessionId: string, a: string, b: string): Promise<Comparison<StoredEntry>>;
 	/** Entries of the workspace whose searchable text (session/search-text.ts) matches, best first (store/search.ts). */
 	search(ws: string, query: SearchQuery): Promise<SearchPage>;
-	/** The workspace's activity measures grouped by dimensions (session/metrics.ts); checks the query. */
-	metrics(ws: string, query: MetricsQuery): Promise<MetricsResult>;
-	/**
-	 * A backend that keeps rollups recomputes them from the logs (every
-	 * session's, or only those of sessions without any); the sessions rebuilt.
-	 * Absent where metrics are computed from the log itself (memory).
-	 */
-	rebuildRollups?(options?: RebuildRollupsOptions): Promise<number>;
-	/**
-	 * A session's stats (session/session-stats.ts) without reading its whole
-	 * log, where the backend keeps rollups; absent: computed from the log
-	 * (store/session-stats.ts).
-	 */
-	sessionStats?(ws: string, sessionId: string): Promise<SessionStats>;
-
 	/**
 	 * Store a pi file as a new session. A file identical to the session
 	 * already stored under its id returns that session, `created: false`,
@@ -390,6 +375,9 @@ export interface SessionStore {
 
 	close(): Promise<void>;
 }
+
+/** What every backend implements: the tree store and the analytics store over one set of sessions. */
+export interface SessionStore extends TreeStore, AnalyticsStore {}
 
 /** The header a session exports with. */
 export function headerOf(session: SessionRecord): SessionHeader {

@@ -14,13 +14,13 @@ import { join } from "node:path";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { MAX_OPERATION_NAMES } from "../../src/app/metrics.js";
 import {
 	type PersistedOperations,
 	persistedOperations,
 	readManifest,
 	sha256,
 } from "../../src/app/persisted.js";
+import { MAX_OPERATION_NAMES } from "../../src/app/prometheus.js";
 import { ConfigError, DEFAULT_PERSISTED, loadConfig, persistedConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { type RunningServer, serve } from "../../src/server.js";

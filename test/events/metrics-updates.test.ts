@@ -6,11 +6,11 @@
  * the interval ends is still answered.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { MetricsUpdates } from "../../src/events/analytics/metrics-updates.js";
 import { InProcessBus } from "../../src/events/bus.js";
 import { LiveEvents } from "../../src/events/live.js";
-import { MetricsUpdates } from "../../src/events/metrics-updates.js";
 import { silentLogger } from "../../src/logger.js";
-import type { MetricsQuery, MetricsResult } from "../../src/session/metrics.js";
+import type { MetricsQuery, MetricsResult } from "../../src/session/analytics/metrics.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { within } from "../support/expect.js";

@@ -45,7 +45,7 @@ describe("live updates across two instances on one Postgres", () => {
 
 	beforeAll(async () => {
 		// Live metrics send at most one result per 100 ms here (1 s by default).
-		// No background folds of rollups (src/store/postgres/fold.ts): the outage test below lets B write on
+		// No background folds of rollups (src/store/postgres/analytics/fold.ts): the outage test below lets B write on
 		// the one connection it has while new ones are refused, and a fold would take that connection.
 		const noFolds = { foldDelayMs: 3_600_000 };
 		a = await startTestServer("postgres", { metricsIntervalMs: 100, ...noFolds });

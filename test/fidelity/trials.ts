@@ -28,7 +28,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { projectContext } from "../../src/session/context.js";
 import type { AgentMessage, Entry } from "../../src/session/entry.js";
-import { readSessionStats } from "../../src/store/session-stats.js";
+import { readSessionStats } from "../../src/store/analytics/session-stats.js";
 import type { SessionStore } from "../../src/store/store.js";
 import {
 	buildHarnessContext,

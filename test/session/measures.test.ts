@@ -1,5 +1,5 @@
 /**
- * Measures over entries (src/session/measures.ts): the counting rules, odd
+ * Measures over entries (src/session/analytics/measures.ts): the counting rules, odd
  * shapes, the algebra a rollup relies on (fast-check), and the two real pi
  * files held against the totals pi itself computes: its cost breakdown
  * (pi-coding-agent 1.6 `getUsageCostBreakdown`, the usage its session stats
@@ -15,17 +15,17 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentMessage, Entry, StoredEntry } from "../../src/session/entry.js";
-import { parseSessionFile } from "../../src/session/jsonl.js";
 import {
 	addEntry,
 	emptyMeasures,
 	type Measures,
 	measureEntries,
 	mergeMeasures,
-} from "../../src/session/measures.js";
+} from "../../src/session/analytics/measures.js";
+import { rollupRows } from "../../src/session/analytics/rollup.js";
+import type { AgentMessage, Entry, StoredEntry } from "../../src/session/entry.js";
+import { parseSessionFile } from "../../src/session/jsonl.js";
 import { summarizeMessage } from "../../src/session/message-summary.js";
-import { rollupRows } from "../../src/session/rollup.js";
 import { boundByCompaction, pathToRoot } from "../../src/session/tree.js";
 import { getUsageCostBreakdown, SessionManager } from "../support/pi-oracle.js";
 

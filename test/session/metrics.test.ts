@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareCodePoints, timeBucket } from "../../src/session/metrics.js";
+import { compareCodePoints, timeBucket } from "../../src/session/analytics/metrics.js";
 
 describe("metrics rules", () => {
 	it("orders text by code point, as PostgreSQL's C collation does", () => {

@@ -1,6 +1,6 @@
 /**
- * Assistant turns (src/session/turns.ts) and the rollup rows that carry them
- * (src/session/rollup.ts): a turn's duration, exact percentiles, and tool
+ * Assistant turns (src/session/analytics/turns.ts) and the rollup rows that carry them
+ * (src/session/analytics/rollup.ts): a turn's duration, exact percentiles, and tool
  * calls kept per tool name without changing any total. The real pi files
  * show the durations pi's own stamps give.
  */
@@ -9,11 +9,11 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { measureEntries } from "../../src/session/analytics/measures.js";
+import { measuresOfRollups, rollupRows, turnRows } from "../../src/session/analytics/rollup.js";
+import { assistantTurnOf, percentileDisc, spreadOf, turnSpreads } from "../../src/session/analytics/turns.js";
 import type { Entry, StoredEntry } from "../../src/session/entry.js";
 import { parseSessionFile } from "../../src/session/jsonl.js";
-import { measureEntries } from "../../src/session/measures.js";
-import { measuresOfRollups, rollupRows, turnRows } from "../../src/session/rollup.js";
-import { assistantTurnOf, percentileDisc, spreadOf, turnSpreads } from "../../src/session/turns.js";
 
 const AT = "2026-01-05T12:00:10.000Z";
 const STARTED = Date.parse(AT) - 4_250;

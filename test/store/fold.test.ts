@@ -1,5 +1,5 @@
 /**
- * Workspace rollups folded from the sessions' rows (src/store/postgres/fold.ts):
+ * Workspace rollups folded from the sessions' rows (src/store/postgres/analytics/fold.ts):
  * a workspace-wide metrics query reads the folded rows, and its answer is the
  * one read from every session's rows, before a fold, after it, with writes
  * in between, with a write holding a row while the fold runs, and after a
@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import type { MetricsQuery, MetricsResult } from "../../src/session/metrics.js";
+import type { MetricsQuery, MetricsResult } from "../../src/session/analytics/metrics.js";
 import { openPglite, openPostgres } from "../../src/store/postgres/open.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import { createTestDatabase } from "../support/databases.js";
@@ -103,7 +103,7 @@ const workspaceRows = (store: PgStore) => count(store, "select count(*) as n fro
 
 /**
  * Costs are fractions added in another grouping, so they may differ in the
- * last bits (session/measures.ts): compared to 12 significant digits.
+ * last bits (session/analytics/measures.ts): compared to 12 significant digits.
  */
 const rounded = (result: MetricsResult) =>
 	JSON.parse(

@@ -7,21 +7,13 @@
  * every session's stats and every metrics query equal a recomputation from
  * the append logs and the session records: each entry placed in its group by
  * its own timestamp (its named tool calls in their tools' groups), the group
- * measured by session/measures.ts, turn statistics and session creations
+ * measured by session/analytics/measures.ts, turn statistics and session creations
  * counted here from their definitions. A backend's rollups are never read by
  * the recomputation.
  */
 import fc from "fast-check";
 import { expect } from "vitest";
-import {
-	type AgentMessage,
-	type Entry,
-	type EntryOf,
-	isOf,
-	type StoredEntry,
-} from "../../src/session/entry.js";
-import { type Measures, measureEntries } from "../../src/session/measures.js";
-import { summarizeMessage } from "../../src/session/message-summary.js";
+import { type Measures, measureEntries } from "../../src/session/analytics/measures.js";
 import {
 	compareRows,
 	DIMENSION_FIELD,
@@ -34,9 +26,17 @@ import {
 	type MetricsQuery,
 	type MetricsRow,
 	timeBucket,
-} from "../../src/session/metrics.js";
-import { sessionStats } from "../../src/session/session-stats.js";
-import { readSessionStats } from "../../src/store/session-stats.js";
+} from "../../src/session/analytics/metrics.js";
+import { sessionStats } from "../../src/session/analytics/session-stats.js";
+import {
+	type AgentMessage,
+	type Entry,
+	type EntryOf,
+	isOf,
+	type StoredEntry,
+} from "../../src/session/entry.js";
+import { summarizeMessage } from "../../src/session/message-summary.js";
+import { readSessionStats } from "../../src/store/analytics/session-stats.js";
 import type { SessionRecord, SessionStore } from "../../src/store/store.js";
 
 const PROVIDERS = ["anthropic", "openai"];

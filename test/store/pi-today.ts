@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DraftEntry } from "../../src/session/entry.js";
 import { LEAF_ANCHOR_TYPE } from "../../src/session/export.js";
-import { readSessionStats } from "../../src/store/session-stats.js";
+import { readSessionStats } from "../../src/store/analytics/session-stats.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 import { harnessReader, JsonlSessionStorage, Session } from "../support/pi-harness.js";

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { type DraftEntry, type Entry, isOf } from "../../src/session/entry.js";
 import { replayLeaf } from "../../src/session/tree.js";
-import { readSessionStats } from "../../src/store/session-stats.js";
+import { readSessionStats } from "../../src/store/analytics/session-stats.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { buildSessionContext, getUsageCostBreakdown } from "../support/pi-oracle.js";
 

@@ -10,9 +10,9 @@
  * on PGlite.
  */
 import { describe, expect, it } from "vitest";
-import type { MetricsQuery } from "../../src/session/metrics.js";
+import type { MetricsQuery } from "../../src/session/analytics/metrics.js";
+import { readSessionStats } from "../../src/store/analytics/session-stats.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
-import { readSessionStats } from "../../src/store/session-stats.js";
 import { checkUpgrade } from "../support/upgrade-from.js";
 
 const BEFORE = "0012_search_index_fastupdate";

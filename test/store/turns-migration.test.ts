@@ -9,7 +9,7 @@
  */
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { MetricsQuery } from "../../src/session/metrics.js";
+import type { MetricsQuery } from "../../src/session/analytics/metrics.js";
 import type { PgStore } from "../../src/store/postgres/store.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { checkUpgrade } from "../support/upgrade-from.js";

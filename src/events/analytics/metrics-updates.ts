@@ -2,7 +2,7 @@
  * A live metrics query (`metricsUpdated`): the query's result now, then a
  * fresh one whenever committed writes change it, at most one per
  * `intervalMs`. Changes are heard on the workspace's activity feed
- * (./activity.ts), which every instance hears through the bus, so a write on
+ * (../activity.ts), which every instance hears through the bus, so a write on
  * another instance counts like a local one.
  *
  * The feed is drained as it comes (each event only marks the result dirty),
@@ -10,7 +10,7 @@
  * query at the end of the interval. A result equal to the last one sent is
  * not sent again (a rename changes no figure).
  */
-import type { MetricsResult } from "../session/metrics.js";
+import type { MetricsResult } from "../../session/analytics/metrics.js";
 
 export class MetricsUpdates implements AsyncIterableIterator<MetricsResult> {
 	private dirty = false;

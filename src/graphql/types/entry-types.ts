@@ -15,7 +15,7 @@ import { OTHER_KIND } from "../../session/kinds.js";
 import { type MessageSummary, summarizeMessage, usageOfEntry } from "../../session/message-summary.js";
 import { builder } from "../builder.js";
 import { ENTRY_TYPE_NAMES, EntryRef, NodeRef } from "../refs.js";
-import { TokenUsageRef } from "./usage.js";
+import { TokenUsageRef } from "./analytics/usage.js";
 
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 

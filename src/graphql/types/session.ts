@@ -6,6 +6,7 @@
 import type { FieldNode, GraphQLObjectType, GraphQLResolveInfo } from "graphql";
 import type { EntryType } from "../../session/entry.js";
 import { invalidInput } from "../../session/errors.js";
+import { readSessionStats } from "../../store/analytics/session-stats.js";
 import {
 	type ConnectionArgs,
 	DEFAULT_ENTRY_PAGE_SIZE,
@@ -16,15 +17,14 @@ import {
 	entryWindow,
 } from "../../store/paging.js";
 import { sessionQuery } from "../../store/session-query.js";
-import { readSessionStats } from "../../store/session-stats.js";
 import type { EntryLogQuery, SessionRecord } from "../../store/store.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { type Connection, connection, connectionType } from "../connection.js";
 import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from "../refs.js";
 import { maySelect, omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
+import { SessionStatsRef } from "./analytics/usage.js";
 import { EntryConnectionRef } from "./entry.js";
-import { SessionStatsRef } from "./usage.js";
 
 const ExportFormatEnum = builder.enumType("ExportFormat", {
 	description: "The form of a session's file (Session.jsonl).",

@@ -22,72 +22,97 @@
  * the same costs taken in a different grouping (a rollup kept per write and a
  * recomputation) may differ in the last bits.
  */
-import type { AgentMessage, Entry } from "./entry.js";
-import { summarizeMessage, type TokenUsage, usageOfEntry, usageTokens } from "./message-summary.js";
+import type { AgentMessage, Entry } from "../entry.js";
+import { summarizeMessage, type TokenUsage, usageOfEntry, usageTokens } from "../message-summary.js";
 import { turnDurationMs } from "./turns.js";
 
-export interface Measures {
-	/** Every entry, leaf records, labels and session_info included. */
-	entries: number;
-	/** Entries of type "message". */
-	messages: number;
-	/** Messages by role ("" for a message without a string role). A null-prototype record. */
-	messagesByRole: Record<string, number>;
-	/** Messages with role "user". */
-	userTurns: number;
-	/** Messages with role "assistant". */
-	assistantTurns: number;
-	/** Sum of `toolCallCount` (tool calls in assistant messages). */
-	toolCalls: number;
-	/** Messages with role "toolResult". */
-	toolResults: number;
-	/** toolResult messages with `isError: true`. */
-	toolErrors: number;
-	/** Sums of the normalised usage pi counts (above); the total is the four parts' sum. */
-	inputTokens: number;
-	outputTokens: number;
-	cacheReadTokens: number;
-	cacheWriteTokens: number;
-	totalTokens: number;
-	/** Sum of `usage.cost.total`. */
-	cost: number;
-	/** The assistant messages' share of totalTokens and cost: what per-turn averages divide. */
-	assistantTurnTokens: number;
-	assistantTurnCost: number;
-	/** Assistant messages with a duration (./turns.ts), and the sum of their durations in ms. */
-	timedAssistantTurns: number;
-	assistantTurnDurationMs: number;
-	/** Entries of type "leaf" (navigation records). */
-	leafMoves: number;
-	branchSummaries: number;
-	compactions: number;
-	labels: number;
+/** How a measure reads: a count of entries or sessions (a whole number), or a sum (of tokens, cost, ms). */
+export type MeasureUnit = "count" | "sum";
+
+export interface MeasureSpec {
+	unit: MeasureUnit;
+	/** A column of every rollup row (./rollup.ts): the measures a rollup cannot derive from its keys. */
+	rollup: boolean;
+	/** What the API says of it (GraphQL `Measures` and `MeasureValues`); none where the name says it. */
+	description?: string;
 }
 
-/** The scalar fields, each a plain sum (the metrics API's measures start with these). */
-export const SUMS = [
-	"entries",
-	"messages",
-	"userTurns",
-	"assistantTurns",
-	"toolCalls",
-	"toolResults",
-	"toolErrors",
-	"inputTokens",
-	"outputTokens",
-	"cacheReadTokens",
-	"cacheWriteTokens",
-	"totalTokens",
-	"cost",
-	"assistantTurnTokens",
-	"assistantTurnCost",
-	"timedAssistantTurns",
-	"assistantTurnDurationMs",
-	"leafMoves",
-	"branchSummaries",
-	"compactions",
-	"labels",
-] as const satisfies readonly Exclude<keyof Measures, "messagesByRole">[];
+/**
+ * The measures of a list of entries, each a plain sum over them: the one
+ * table the measures' type, the rollup's columns (`rollup`), the GraphQL
+ * fields and the metrics API's `Measure` enum (./metrics.ts MEASURES) are
+ * derived from. Tokens and cost are the normalised usage pi counts (above):
+ * the total is the four parts' sum. A message counts under its role in
+ * `messagesByRole` too, the one measure that is not a number.
+ */
+export const SUM_MEASURES = {
+	entries: {
+		unit: "count",
+		rollup: true,
+		description: "Every entry, leaf moves, labels and session info included.",
+	},
+	messages: { unit: "count", rollup: false },
+	userTurns: { unit: "count", rollup: false, description: "User messages." },
+	assistantTurns: { unit: "count", rollup: false, description: "Assistant messages." },
+	/** Sum of `toolCallCount` (tool calls in assistant messages). */
+	toolCalls: { unit: "count", rollup: true, description: "Tool calls in assistant messages." },
+	toolResults: { unit: "count", rollup: true },
+	toolErrors: { unit: "count", rollup: true, description: "Tool results with isError true." },
+	inputTokens: { unit: "sum", rollup: true },
+	outputTokens: { unit: "sum", rollup: true },
+	cacheReadTokens: { unit: "sum", rollup: true },
+	cacheWriteTokens: { unit: "sum", rollup: true },
+	totalTokens: { unit: "sum", rollup: true, description: "Sum of normalised totalTokens (TokenUsage)." },
+	cost: { unit: "sum", rollup: true, description: "Sum of usage.cost.total." },
+	/** The assistant messages' share of totalTokens and cost: what per-turn averages divide (kept per turn row). */
+	assistantTurnTokens: {
+		unit: "sum",
+		rollup: false,
+		description:
+			"The assistant messages' share of totalTokens (what avgTotalTokensPerAssistantTurn divides).",
+	},
+	assistantTurnCost: {
+		unit: "sum",
+		rollup: false,
+		description: "The assistant messages' share of cost (what avgCostPerAssistantTurn divides).",
+	},
+	/** Assistant messages with a duration (./turns.ts), and the sum of their durations in ms. */
+	timedAssistantTurns: {
+		unit: "count",
+		rollup: true,
+		description:
+			"Assistant messages with a duration: pi stamps message.timestamp (ms) when the turn starts and the entry's timestamp when it is written; a message without a numeric stamp, or with one after the entry's, has none.",
+	},
+	assistantTurnDurationMs: {
+		unit: "sum",
+		rollup: true,
+		description: "Sum of the assistant turns' durations in ms (see avgAssistantTurnDurationMs).",
+	},
+	/** Entries of type "leaf" (navigation records). */
+	leafMoves: { unit: "count", rollup: false, description: "Moves of the leaf pointer (going back)." },
+	branchSummaries: { unit: "count", rollup: false },
+	compactions: { unit: "count", rollup: false },
+	labels: { unit: "count", rollup: false, description: "Label entries (set or cleared)." },
+} as const satisfies Record<string, MeasureSpec>;
+
+export type SumMeasure = keyof typeof SUM_MEASURES;
+
+/** The measures of some entries: every sum of SUM_MEASURES, and messages by role. */
+export type Measures = Record<SumMeasure, number> & {
+	/** Messages by role ("" for a message without a string role). A null-prototype record. */
+	messagesByRole: Record<string, number>;
+};
+
+/** The scalar measures in the table's order (the metrics API's measures start with these). */
+export const SUMS = Object.keys(SUM_MEASURES) as SumMeasure[];
+
+/** A measure that is a rollup column. */
+export type RollupColumn = {
+	[M in SumMeasure]: (typeof SUM_MEASURES)[M]["rollup"] extends true ? M : never;
+}[SumMeasure];
+
+/** The measures a rollup row keeps as columns, in the table's order. */
+export const ROLLUP_FIGURES = SUMS.filter((m): m is RollupColumn => SUM_MEASURES[m].rollup);
 
 /**
  * Roles come from stored data, so the record has no prototype: a role named

@@ -9,7 +9,7 @@
  * One file: the metrics query's rules (checking a query, time buckets in a
  * zone, what each measure is made of, ordering and cutting rows, the
  * in-memory answer) are one specification that the Postgres SQL
- * (store/postgres/metrics.ts) must match measure by measure; the rollup rows
+ * (store/postgres/analytics/metrics.ts) must match measure by measure; the rollup rows
  * it reads are ./rollup.ts, the per-turn values ./turns.ts.
  *
  * Semantics, in one place:
@@ -39,8 +39,8 @@
  * - rows are ordered by `orderBy`, then by every dimension ascending, so the
  *   order is total; text compares by code point, nulls last ascending.
  */
-import { SessionError } from "./errors.js";
-import { type Measures, SUMS } from "./measures.js";
+import { SessionError } from "../errors.js";
+import { type Measures, SUM_MEASURES, SUMS, type SumMeasure } from "./measures.js";
 import {
 	BUCKET_MS,
 	bucketOf,
@@ -78,15 +78,60 @@ export type TurnMeasure = keyof typeof TURN_MEASURES;
 
 const TURN_MEASURE_NAMES = Object.keys(TURN_MEASURES) as TurnMeasure[];
 
-/** The measures of ./measures.ts (each a count or a sum), then those only a group has. */
-export const MEASURES = [
+const TURN_VALUE_TEXT = {
+	totalTokens: "normalised totalTokens of an assistant turn",
+	cost: "usage.cost.total of an assistant turn",
+	durationMs:
+		"duration in ms of an assistant turn (entry timestamp − message.timestamp; see timedAssistantTurns)",
+} as const satisfies Record<TurnValue, string>;
+
+const STATISTIC_TEXT = {
+	avg: "Average",
+	min: "Smallest",
+	max: "Largest",
+	p50: "Median (percentile_disc 0.5: the smallest value with at least half of the turns' at or below it)",
+	p95: "95th percentile (percentile_disc 0.95: the smallest value with at least 95% of the turns' at or below it)",
+} as const;
+
+/** Measures only a group of entries has: counts of sessions (see the header). */
+export const GROUP_MEASURES = {
+	activeSessions: {
+		unit: "count",
+		description: "Sessions with at least one counted entry (or tool call, grouped by TOOL_NAME).",
+	},
+	sessionsCreated: {
+		unit: "count",
+		description:
+			"Sessions created in the range (an import: its header's timestamp), in the TIME bucket of their creation. A session has no entry type, role, provider, model, tool name or author, and none of the providers or models a filter keeps.",
+	},
+	forks: { unit: "count", description: "Of sessionsCreated, those with a parent session." },
+} as const satisfies Record<string, { unit: "count"; description: string }>;
+export type GroupMeasure = keyof typeof GROUP_MEASURES;
+
+/** Every measure the metrics API knows: the entries' sums (./measures.ts), then the groups', then the turns'. */
+export const MEASURES: readonly Measure[] = [
 	...SUMS,
-	"activeSessions",
-	"sessionsCreated",
-	"forks",
+	...(Object.keys(GROUP_MEASURES) as GroupMeasure[]),
 	...TURN_MEASURE_NAMES,
-] as const;
-export type Measure = (typeof MEASURES)[number];
+];
+export type Measure = SumMeasure | GroupMeasure | TurnMeasure;
+
+/**
+ * A measure's unit and what the API says of it, from the tables above and
+ * ./measures.ts: a count is a whole number (GraphQL Int), a sum or a
+ * statistic a Float, which a statistic over no turns leaves null.
+ */
+export function measureSpec(measure: Measure): { unit: "count" | "sum" | "statistic"; description?: string } {
+	if (isTurnMeasure(measure)) {
+		const { value, statistic } = TURN_MEASURES[measure];
+		return {
+			unit: "statistic",
+			description: `${STATISTIC_TEXT[statistic]} ${TURN_VALUE_TEXT[value]}; null without such turns.`,
+		};
+	}
+	if (Object.hasOwn(GROUP_MEASURES, measure)) return GROUP_MEASURES[measure as GroupMeasure];
+	return SUM_MEASURES[measure as SumMeasure];
+}
 
 export const isTurnMeasure = (measure: string): measure is TurnMeasure =>
 	Object.hasOwn(TURN_MEASURES, measure);

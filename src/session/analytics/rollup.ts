@@ -9,7 +9,7 @@
  * - a rollup row's figures are the measures (./measures.ts) of exactly the
  *   entries with its key: counts by type and role follow from the key and
  *   `entries`, and every other figure is a plain sum (the message summaries
- *   of ./message-summary.ts), so rows of one key merge by addition, in any
+ *   of ../message-summary.ts), so rows of one key merge by addition, in any
  *   order and any grouping;
  * - the tool name of a tool result is its `toolName`; an assistant message's
  *   own row has none (""), and the calls it makes to each named tool are on
@@ -26,15 +26,15 @@
  * Percentiles cannot be merged from rows: they read one turn row per
  * assistant turn (`turnRows`), which a backend keeps beside the rollups.
  */
-import { isOf, type StoredEntry } from "./entry.js";
-import { countRole, emptyMeasures, type Measures } from "./measures.js";
+import { isOf, type StoredEntry } from "../entry.js";
 import {
 	type MessageSummary,
 	summarizeMessage,
 	type TokenUsage,
 	usageOfEntry,
 	usageTokens,
-} from "./message-summary.js";
+} from "../message-summary.js";
+import { countRole, emptyMeasures, type Measures, ROLLUP_FIGURES } from "./measures.js";
 import { assistantTurnOf, TURN_VALUES, type TurnValue, type TurnValues } from "./turns.js";
 
 export const BUCKET_MS = 15 * 60 * 1000;
@@ -60,21 +60,8 @@ export interface RollupKey {
 	author: string;
 }
 
-/** The additive figures a rollup row keeps: measures (session/measures.ts) that are sums. */
-export const ROLLUP_FIGURES = [
-	"entries",
-	"toolCalls",
-	"toolResults",
-	"toolErrors",
-	"inputTokens",
-	"outputTokens",
-	"cacheReadTokens",
-	"cacheWriteTokens",
-	"totalTokens",
-	"cost",
-	"timedAssistantTurns",
-	"assistantTurnDurationMs",
-] as const satisfies readonly (keyof Measures)[];
+/** The additive figures a rollup row keeps: the measures the table marks `rollup` (./measures.ts SUM_MEASURES). */
+export { ROLLUP_FIGURES };
 
 export type RollupFigures = Pick<Measures, (typeof ROLLUP_FIGURES)[number]>;
 

@@ -5,9 +5,9 @@
  * branched (the abandoned branch stays in the tree, off the path), plus the
  * tree's shape and when it was active.
  */
-import { isNode, type StoredEntry } from "./entry.js";
+import { isNode, type StoredEntry } from "../entry.js";
+import { tipsOf } from "../tree.js";
 import { type Measures, measureEntries } from "./measures.js";
-import { tipsOf } from "./tree.js";
 import { assistantTurnOf, type TurnSpreads, turnSpreads } from "./turns.js";
 
 export interface SessionStats {

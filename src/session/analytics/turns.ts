@@ -18,11 +18,11 @@
  * i.e. the ⌈p·n⌉-th smallest, computed with the same double arithmetic as
  * PostgreSQL (`ceil(p * n)`), so both give the same value of the data.
  */
-import { type AgentMessage, type Entry, isOf } from "./entry.js";
-import { type MessageSummary, summarizeMessage, usageTokens } from "./message-summary.js";
+import { type AgentMessage, type Entry, isOf } from "../entry.js";
+import { type MessageSummary, summarizeMessage, usageTokens } from "../message-summary.js";
 
 export interface TurnValues {
-	/** Normalised usage (./message-summary.ts), as in every sum. */
+	/** Normalised usage (../message-summary.ts), as in every sum. */
 	totalTokens: number;
 	cost: number;
 	/** Null when the turn has no duration (see above). */

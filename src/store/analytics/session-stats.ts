@@ -1,11 +1,11 @@
 /**
  * A session's stats read through any store: its whole log and its full
- * active path, measured by the session layer (session/session-stats.ts). One
+ * active path, measured by the session layer (session/analytics/session-stats.ts). One
  * read of each, whatever the backend; a backend with rollups answers the
  * tree's measures without reading the log (SessionStore.sessionStats).
  */
-import { type SessionStats, sessionStats } from "../session/session-stats.js";
-import type { SessionStore } from "./store.js";
+import { type SessionStats, sessionStats } from "../../session/analytics/session-stats.js";
+import type { SessionStore } from "../store.js";
 
 export async function readSessionStats(
 	store: SessionStore,

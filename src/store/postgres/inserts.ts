@@ -7,8 +7,14 @@
  */
 import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
+import {
+	ROLLUP_FIGURES,
+	ROLLUP_MAXIMA,
+	ROLLUP_MINIMA,
+	rollupRows,
+	turnRows,
+} from "../../session/analytics/rollup.js";
 import type { StoredEntry } from "../../session/entry.js";
-import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, rollupRows, turnRows } from "../../session/rollup.js";
 import type { SessionRecord } from "../store.js";
 import type { Db } from "./db.js";
 import { sessionKeyOf } from "./queries.js";
@@ -35,7 +41,7 @@ function records<C extends Record<string, { name: string }>>(
 	);
 }
 
-/** Entry rows and their rollup rows (session/rollup.ts), as the statements below take them. */
+/** Entry rows and their rollup rows (session/analytics/rollup.ts), as the statements below take them. */
 function entryRecords(rows: readonly StoredEntry[]): string {
 	return records(entryTable, entryInserts(rows));
 }
@@ -44,7 +50,7 @@ function rollupRecords(rows: readonly StoredEntry[]): string {
 	return records(rollupTable, rollupRows(rows));
 }
 
-/** The rows' assistant turns (session/rollup.ts turnRows); "[]" when they have none. */
+/** The rows' assistant turns (session/analytics/rollup.ts turnRows); "[]" when they have none. */
 function turnRecords(rows: readonly StoredEntry[]): string {
 	return records(turnTable, turnRows(rows));
 }
@@ -73,7 +79,7 @@ function insertRecords(
 		from ${from ? sql`${from}, ` : sql``}jsonb_populate_recordset(null::${table}, ${records}::jsonb) as r`;
 }
 
-/** Columns a write leaves to their default: a new rollup row is dirty (./fold.ts). */
+/** Columns a write leaves to their default: a new rollup row is dirty (./analytics/fold.ts). */
 const DEFAULTED = new Set<PgColumn>([usageRollups.dirty]);
 
 const insertEntries = (key: SQL, records: SQL, from?: SQL) => insertRecords(entries, key, records, from);
@@ -83,9 +89,9 @@ const insertTurns = (key: SQL, records: SQL, from?: SQL) => insertRecords(assist
 /**
  * Adds rollup rows given as one JSON parameter to the session's rollups: a
  * new key is inserted, a known one has each figure added (figures are sums:
- * session/rollup.ts). The rows are grouped by key, so no row is touched twice
+ * session/analytics/rollup.ts). The rows are grouped by key, so no row is touched twice
  * by one statement. Like insertEntries, `from` decides whether they go in.
- * Either way the row is dirty until the next fold (./fold.ts).
+ * Either way the row is dirty until the next fold (./analytics/fold.ts).
  */
 function addRollups(key: SQL, rollups: SQL, from?: SQL): SQL {
 	const merged = (fields: readonly (keyof typeof rollupTable)[], merge: (column: SQLWrapper) => SQL) =>

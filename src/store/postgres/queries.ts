@@ -7,7 +7,7 @@
  *
  * One file: every statement a read sends, one function each, so a reader
  * finds the SQL of a call in one place (the tree views' are ./tree.ts, the
- * metrics' ./metrics.ts, the writes' ./writes.ts and ./inserts.ts).
+ * metrics' ./analytics/metrics.ts, the writes' ./writes.ts and ./inserts.ts).
  */
 import { and, count, eq, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";

@@ -20,6 +20,7 @@ import {
 	timestamp,
 	unique,
 } from "drizzle-orm/pg-core";
+import type { RollupColumn } from "../../session/analytics/measures.js";
 
 export const sessions = pgTable(
 	"sessions",
@@ -90,7 +91,7 @@ export const entries = pgTable(
 	],
 );
 
-/** A rollup row's key beyond its owner (session or workspace): session/rollup.ts RollupKey. */
+/** A rollup row's key beyond its owner (session or workspace): session/analytics/rollup.ts RollupKey. */
 const rollupKeyColumns = () => ({
 	bucket: timestamp("bucket", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
 	entryType: text("entry_type").notNull(),
@@ -102,24 +103,25 @@ const rollupKeyColumns = () => ({
 	author: text("author").notNull(),
 });
 
-/** A rollup row's figures (session/rollup.ts ROLLUP_FIGURES). */
-const rollupFigureColumns = () => ({
-	entries: integer("entries").notNull(),
-	toolCalls: integer("tool_calls").notNull(),
-	toolResults: integer("tool_results").notNull(),
-	toolErrors: integer("tool_errors").notNull(),
-	// Sums of whatever the messages say: fractional in odd files, past 2^31 over a workspace.
-	inputTokens: doublePrecision("input_tokens").notNull(),
-	outputTokens: doublePrecision("output_tokens").notNull(),
-	cacheReadTokens: doublePrecision("cache_read_tokens").notNull(),
-	cacheWriteTokens: doublePrecision("cache_write_tokens").notNull(),
-	totalTokens: doublePrecision("total_tokens").notNull(),
-	cost: doublePrecision("cost").notNull(),
-	timedAssistantTurns: integer("timed_assistant_turns").notNull(),
-	assistantTurnDurationMs: doublePrecision("assistant_turn_duration_ms").notNull(),
-});
+/** A rollup row's figures: a column per measure the table marks `rollup` (session/analytics/measures.ts), no more, no fewer. */
+const rollupFigureColumns = () =>
+	({
+		entries: integer("entries").notNull(),
+		toolCalls: integer("tool_calls").notNull(),
+		toolResults: integer("tool_results").notNull(),
+		toolErrors: integer("tool_errors").notNull(),
+		// Sums of whatever the messages say: fractional in odd files, past 2^31 over a workspace.
+		inputTokens: doublePrecision("input_tokens").notNull(),
+		outputTokens: doublePrecision("output_tokens").notNull(),
+		cacheReadTokens: doublePrecision("cache_read_tokens").notNull(),
+		cacheWriteTokens: doublePrecision("cache_write_tokens").notNull(),
+		totalTokens: doublePrecision("total_tokens").notNull(),
+		cost: doublePrecision("cost").notNull(),
+		timedAssistantTurns: integer("timed_assistant_turns").notNull(),
+		assistantTurnDurationMs: doublePrecision("assistant_turn_duration_ms").notNull(),
+	}) satisfies Record<RollupColumn, unknown>;
 
-/** A rollup row's extremes (session/rollup.ts RollupExtremes): null without an assistant turn. */
+/** A rollup row's extremes (session/analytics/rollup.ts RollupExtremes): null without an assistant turn. */
 const rollupExtremeColumns = () => ({
 	minTotalTokens: doublePrecision("min_total_tokens"),
 	maxTotalTokens: doublePrecision("max_total_tokens"),
@@ -130,13 +132,13 @@ const rollupExtremeColumns = () => ({
 });
 
 /**
- * Activity per session, quarter hour and dimension (session/rollup.ts): the
+ * Activity per session, quarter hour and dimension (session/analytics/rollup.ts): the
  * figures of exactly the entries with that key. Written by the statement that
  * writes those entries (./inserts.ts), so a committed entry is always counted
  * and a rolled-back one never; only that session's writers touch its rows, and
  * they are already queued on its row. Rebuildable from the log
  * (`npm run rollups -- rebuild`). Rows are never deleted by writes: a rebuild
- * zeroes a row's figures (./fold.ts explains why).
+ * zeroes a row's figures (./analytics/fold.ts explains why).
  */
 export const usageRollups = pgTable(
 	"usage_rollups",
@@ -147,7 +149,7 @@ export const usageRollups = pgTable(
 		...rollupExtremeColumns(),
 		/**
 		 * Changed since the workspace's rows were last folded from it
-		 * (./fold.ts): every write sets it, only a fold clears it.
+		 * (./analytics/fold.ts): every write sets it, only a fold clears it.
 		 */
 		dirty: boolean("dirty").notNull().default(true),
 	},
@@ -160,13 +162,13 @@ export const usageRollups = pgTable(
 		foreignKey({ columns: [t.sessionKey], foreignColumns: [sessions.key] }).onDelete("restrict"),
 		// Few rows once folded: the fold and a metrics query find them without reading the others.
 		index("usage_rollups_dirty").on(t.sessionKey).where(sql`${t.dirty}`),
-		// A dirty key's rows in every session of the workspace (./fold.ts), found by its bucket.
+		// A dirty key's rows in every session of the workspace (./analytics/fold.ts), found by its bucket.
 		index("usage_rollups_by_bucket").on(t.bucket),
 	],
 );
 
 /**
- * The sessions' rollup rows added up per workspace and key (./fold.ts): a
+ * The sessions' rollup rows added up per workspace and key (./analytics/fold.ts): a
  * workspace-wide metrics query reads these instead of every session's rows
  * (a million entries in 30 days: about 300,000 session rows, 15,000 of
  * these). Written only by the fold, never by a request's write, so writers
@@ -189,7 +191,7 @@ export const workspaceRollups = pgTable(
 );
 
 /**
- * One row per assistant turn (session/rollup.ts TurnRow): the values a
+ * One row per assistant turn (session/analytics/rollup.ts TurnRow): the values a
  * percentile needs one by one, which no sum can give. Written by the
  * statement that writes the turn's entry, like the rollups; read only by a
  * metrics query that asks for a percentile (and by a session's stats): one
@@ -208,7 +210,7 @@ export const assistantTurns = pgTable(
 		author: text("author").notNull(),
 		totalTokens: doublePrecision("total_tokens").notNull(),
 		cost: doublePrecision("cost").notNull(),
-		/** Null: the turn has no duration (session/turns.ts). */
+		/** Null: the turn has no duration (session/analytics/turns.ts). */
 		durationMs: doublePrecision("duration_ms"),
 	},
 	(t) => [

@@ -3,13 +3,15 @@
  * decides which statements a call runs, in which transaction, and what it
  * announces after the commit; the statements are ./queries.ts (reads),
  * ./walk.ts (paths and contexts), ./tree.ts (tree views), ./writes.ts (tree
- * writes), ./inserts.ts (imports and forks), ./session-stats.ts and
- * ./metrics.ts (analytics), ./search.ts.
+ * writes), ./inserts.ts (imports and forks), ./analytics/session-stats.ts and
+ * ./analytics/metrics.ts (analytics), ./search.ts.
  *
  * One file: the interface's one implementation for both backends, a method
  * per SessionStore method, each a few lines choosing statements.
  */
 import { sql } from "drizzle-orm";
+import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/analytics/metrics.js";
+import type { SessionStats } from "../../session/analytics/session-stats.js";
 import { projectContext } from "../../session/context.js";
 import type {
 	DraftEntry,
@@ -23,8 +25,6 @@ import { exportSessionFile } from "../../session/export.js";
 import { checkForkSize, planFork } from "../../session/fork.js";
 import { type ParsedSessionFile, parseSessionFile } from "../../session/jsonl.js";
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from "../../session/limits.js";
-import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/metrics.js";
-import type { SessionStats } from "../../session/session-stats.js";
 import type { Comparison } from "../../session/tree-view.js";
 import { isStorableText } from "../../session/validate.js";
 import { activityCursor, afterTransaction, parseActivityCursor } from "../activity-cursor.js";
@@ -82,10 +82,11 @@ import {
 	renameWrite,
 	systemClock,
 } from "../write.js";
+import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./analytics/fold.js";
+import { rollupMetrics } from "./analytics/metrics.js";
+import { rebuildSessionRollups, sessionStatsOf } from "./analytics/session-stats.js";
 import type { Db } from "./db.js";
-import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./fold.js";
 import { insertEntryBatches, logActivity, statementTimeout } from "./inserts.js";
-import { rollupMetrics } from "./metrics.js";
 import {
 	activityRows,
 	childRows,
@@ -107,7 +108,6 @@ import {
 import { setLabels, toRecord, toStored } from "./rows.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
-import { rebuildSessionRollups, sessionStatsOf } from "./session-stats.js";
 import { statement } from "./statements.js";
 
 /** The oldest transaction still running (the next one when none is): xid8 as decimal text. */
@@ -137,7 +137,7 @@ export interface PgStoreOptions {
 	close: () => Promise<void>;
 	/** Conditional commits a tree write may lose before it takes the row lock (./writes.ts; default 3). */
 	optimisticAttempts?: number;
-	/** How long after a write its workspace's rollups are folded (./fold.ts; default FOLD_DELAY_MS). */
+	/** How long after a write its workspace's rollups are folded (./analytics/fold.ts; default FOLD_DELAY_MS). */
 	foldDelayMs?: number;
 	/**
 	 * Where upkeep runs (folds, rollup rebuilds): outside the statement log,
@@ -157,7 +157,7 @@ export class PgStore implements SessionStore {
 	private readonly paths = new PathCache();
 
 	private readonly statistics: AnalyzeSchedule;
-	/** Workspace rollups folded in the background after writes (./fold.ts). */
+	/** Workspace rollups folded in the background after writes (./analytics/fold.ts). */
 	private readonly folds: FoldSchedule;
 	private readonly upkeepDb: Db;
 
@@ -459,14 +459,14 @@ export class PgStore implements SessionStore {
 		return projectContext(path.map((e) => e.entry));
 	}
 
-	/** Rollups and turn rows recomputed from the logs (./session-stats.ts), then folded. */
+	/** Rollups and turn rows recomputed from the logs (./analytics/session-stats.ts), then folded. */
 	async rebuildRollups(options: RebuildRollupsOptions = {}): Promise<number> {
 		const rebuilt = await rebuildSessionRollups(this.upkeepDb, options);
 		if (rebuilt > 0) await this.foldRollups();
 		return rebuilt;
 	}
 
-	/** A session's stats without reading its log (./session-stats.ts); the path's from the path walk. */
+	/** A session's stats without reading its log (./analytics/session-stats.ts); the path's from the path walk. */
 	async sessionStats(ws: string, sessionId: string): Promise<SessionStats> {
 		// First: a missing session is NOT_FOUND here.
 		const path = await this.activePath(ws, sessionId, { full: true });
@@ -604,7 +604,7 @@ export class PgStore implements SessionStore {
 		return forked;
 	}
 
-	/** Folds every workspace's dirty rollups now (./fold.ts): after a rebuild, or to catch up another instance's. */
+	/** Folds every workspace's dirty rollups now (./analytics/fold.ts): after a rebuild, or to catch up another instance's. */
 	async foldRollups(): Promise<number> {
 		let cleared = 0;
 		for (const ws of await dirtyWorkspaces(this.upkeepDb))

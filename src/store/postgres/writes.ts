@@ -57,7 +57,7 @@ import { type Statement, statement } from "./statements.js";
 export interface PgWritesOptions {
 	/** How commits are announced to live subscribers; none when absent. */
 	announce: CommitAnnouncer | undefined;
-	/** Hears each commit (planner statistics, ./upkeep.ts; folds, ./fold.ts). */
+	/** Hears each commit (planner statistics, ./upkeep.ts; folds, ./analytics/fold.ts). */
 	onWritten: (notice: CommitNotice) => void;
 	/** Conditional commits a write may lose before it takes the row lock (0: always the lock). */
 	optimisticAttempts?: number;

@@ -1,28 +1,28 @@
 /**
  * The metrics API: `metrics(query)` over the caller's workspace, typed rows
  * (dimension values and one field per measure), no JSON. The rules are
- * session/metrics.ts's; this maps GraphQL names onto them.
+ * session/analytics/metrics.ts's; this maps GraphQL names onto them.
  */
-import { typeOrOther } from "../../session/entry.js";
-import { SessionError } from "../../session/errors.js";
+
 import {
 	DEFAULT_METRICS_LIMIT,
 	DIMENSIONS,
 	type Dimension,
 	GRANULARITIES,
-	isTurnMeasure,
 	MEASURES,
 	type Measure,
 	type MetricsOrder,
 	type MetricsQuery,
 	type MetricsResult,
 	type MetricsRow,
-} from "../../session/metrics.js";
-import { spend } from "../budget.js";
-import { builder } from "../builder.js";
-import { EntryTypeEnum, SessionRef } from "../refs.js";
-import { eventPayload, guarded, type Item } from "./events.js";
-import { describeTurnMeasure, TIMED_TURNS } from "./usage.js";
+	measureSpec,
+} from "../../../session/analytics/metrics.js";
+import { typeOrOther } from "../../../session/entry.js";
+import { SessionError } from "../../../session/errors.js";
+import { spend } from "../../budget.js";
+import { builder } from "../../builder.js";
+import { EntryTypeEnum, SessionRef } from "../../refs.js";
+import { eventPayload, guarded, type Item } from "../events.js";
 
 const screaming = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 
@@ -39,60 +39,18 @@ const MeasureEnum = enumOf("Measure", MEASURES, "What a metrics row adds up (see
 const DimensionEnum = enumOf("MetricsDimension", DIMENSIONS, "What metrics rows are grouped by.");
 const GranularityEnum = enumOf("TimeGranularity", GRANULARITIES, "The length of a TIME bucket.");
 
-/** Measures that count entries or sessions (Int); the others are sums or averages (Float). */
-const COUNTS = new Set<Measure>([
-	"entries",
-	"messages",
-	"userTurns",
-	"assistantTurns",
-	"toolCalls",
-	"toolResults",
-	"toolErrors",
-	"leafMoves",
-	"branchSummaries",
-	"compactions",
-	"labels",
-	"timedAssistantTurns",
-	"activeSessions",
-	"sessionsCreated",
-	"forks",
-]);
-
-const MEASURE_DESCRIPTIONS: Partial<Record<Measure, string>> = {
-	entries: "Entries of every type.",
-	userTurns: "User messages.",
-	assistantTurns: "Assistant messages.",
-	toolCalls: "Tool calls in assistant messages.",
-	toolErrors: "Tool results with isError true.",
-	totalTokens: "Sum of normalised totalTokens (TokenUsage).",
-	cost: "Sum of usage.cost.total.",
-	timedAssistantTurns: TIMED_TURNS,
-	assistantTurnDurationMs: "Sum of the assistant turns' durations in ms.",
-	leafMoves: "Moves of the leaf pointer.",
-	activeSessions: "Sessions with at least one counted entry (or tool call, grouped by TOOL_NAME).",
-	sessionsCreated:
-		"Sessions created in the range (an import: its header's timestamp), in the TIME bucket of their creation. A session has no entry type, role, provider, model, tool name or author, and none of the providers or models a filter keeps.",
-	forks: "Of sessionsCreated, those with a parent session.",
-	avgTotalTokensPerAssistantTurn: "totalTokens ÷ assistantTurns; null without assistant turns.",
-	avgCostPerAssistantTurn: "cost ÷ assistantTurns; null without assistant turns.",
-	avgAssistantTurnDurationMs: "assistantTurnDurationMs ÷ timedAssistantTurns; null without timed turns.",
-};
-
-const describeMeasure = (measure: Measure): string | undefined =>
-	MEASURE_DESCRIPTIONS[measure] ?? (isTurnMeasure(measure) ? describeTurnMeasure(measure) : undefined);
-
 const MeasureValuesRef = builder.objectRef<MetricsRow["values"]>("MeasureValues").implement({
 	description: "The measures a query asked for; a measure it did not ask for is null.",
 	fields: (t) =>
 		Object.fromEntries(
 			MEASURES.map((measure) => {
-				const description = describeMeasure(measure);
+				const { unit, description } = measureSpec(measure);
 				const options = {
 					nullable: true,
 					...(description === undefined ? {} : { description }),
 					resolve: (values: MetricsRow["values"]) => values[measure] ?? null,
 				} as const;
-				return [measure, COUNTS.has(measure) ? t.int(options) : t.float(options)];
+				return [measure, unit === "count" ? t.int(options) : t.float(options)];
 			}),
 		),
 });

@@ -4,39 +4,20 @@
  * or path). Numbers that add up over a workspace (tokens, cost) are Float:
  * GraphQL's Int stops at 2^31; they are whole numbers wherever pi's data is.
  * Every figure here comes from session/message-summary.ts and
- * session/measures.ts, so a sum over typed fields equals the measure.
+ * session/analytics/measures.ts, so a sum over typed fields equals the measure.
  */
 
-import type { Measures } from "../../session/measures.js";
-import type { CostBreakdown, TokenUsage } from "../../session/message-summary.js";
-import { TURN_MEASURES, type TurnMeasure, turnMeasureOf } from "../../session/metrics.js";
-import type { SessionStats } from "../../session/session-stats.js";
-import type { TurnSpreads } from "../../session/turns.js";
-import { builder } from "../builder.js";
-
-const TURN_VALUE_TEXT = {
-	totalTokens: "normalised totalTokens of an assistant turn",
-	cost: "usage.cost.total of an assistant turn",
-	durationMs:
-		"duration in ms of an assistant turn (entry timestamp − message.timestamp; see timedAssistantTurns)",
-} as const;
-
-const STATISTIC_TEXT = {
-	avg: "Average",
-	min: "Smallest",
-	max: "Largest",
-	p50: "Median (percentile_disc 0.5: the smallest value with at least half of the turns' at or below it)",
-	p95: "95th percentile (percentile_disc 0.95: the smallest value with at least 95% of the turns' at or below it)",
-} as const;
-
-export const TIMED_TURNS =
-	"Assistant messages with a duration: pi stamps message.timestamp (ms) when the turn starts and the entry's timestamp when it is written; a message without a numeric stamp, or with one after the entry's, has none.";
-
-/** A per-assistant-turn measure's description, the same for metrics and session stats. */
-export function describeTurnMeasure(measure: TurnMeasure): string {
-	const { value, statistic } = TURN_MEASURES[measure];
-	return `${STATISTIC_TEXT[statistic]} ${TURN_VALUE_TEXT[value]}; null without such turns.`;
-}
+import { type Measures, SUMS, type SumMeasure } from "../../../session/analytics/measures.js";
+import {
+	measureSpec,
+	TURN_MEASURES,
+	type TurnMeasure,
+	turnMeasureOf,
+} from "../../../session/analytics/metrics.js";
+import type { SessionStats } from "../../../session/analytics/session-stats.js";
+import type { TurnSpreads } from "../../../session/analytics/turns.js";
+import type { CostBreakdown, TokenUsage } from "../../../session/message-summary.js";
+import { builder } from "../../builder.js";
 
 /** Some entries' measures and their assistant turns' spreads: what the Measures type shows. */
 export interface MeasuredEntries {
@@ -77,13 +58,17 @@ export const MeasuresRef = builder.objectRef<MeasuredEntries>("Measures").implem
 	description:
 		"Activity measures of a set of entries: counts and sums, and statistics of their assistant turns.",
 	fields: (t) => {
-		const int = (field: keyof Omit<Measures, "messagesByRole">, description?: string) =>
-			t.int({ ...(description ? { description } : {}), resolve: (m) => m.measures[field] });
-		const float = (field: keyof Omit<Measures, "messagesByRole">, description?: string) =>
-			t.float({ ...(description ? { description } : {}), resolve: (m) => m.measures[field] });
+		const field = (measure: SumMeasure) => {
+			const { unit, description } = measureSpec(measure);
+			const options = {
+				...(description ? { description } : {}),
+				resolve: (m: MeasuredEntries) => m.measures[measure],
+			};
+			return unit === "count" ? t.int(options) : t.float(options);
+		};
+		const [first, ...rest] = SUMS as [SumMeasure, ...SumMeasure[]];
 		return {
-			entries: int("entries", "Every entry, leaf moves, labels and session info included."),
-			messages: int("messages"),
+			[first]: field(first),
 			messagesByRole: t.field({
 				type: [RoleCountRef],
 				description: "Messages by role, most frequent first.",
@@ -92,32 +77,13 @@ export const MeasuresRef = builder.objectRef<MeasuredEntries>("Measures").implem
 						.map(([role, count]) => ({ role, count }))
 						.sort((a, b) => b.count - a.count || (a.role < b.role ? -1 : 1)),
 			}),
-			userTurns: int("userTurns", "User messages."),
-			assistantTurns: int("assistantTurns", "Assistant messages."),
-			toolCalls: int("toolCalls", "Tool calls in assistant messages."),
-			toolResults: int("toolResults"),
-			toolErrors: int("toolErrors", "Tool results with isError true."),
-			inputTokens: float("inputTokens"),
-			outputTokens: float("outputTokens"),
-			cacheReadTokens: float("cacheReadTokens"),
-			cacheWriteTokens: float("cacheWriteTokens"),
-			totalTokens: float("totalTokens"),
-			cost: float("cost", "Sum of the messages' cost.total."),
-			timedAssistantTurns: int("timedAssistantTurns", TIMED_TURNS),
-			assistantTurnDurationMs: float(
-				"assistantTurnDurationMs",
-				"Sum of the assistant turns' durations in ms (see avgAssistantTurnDurationMs).",
-			),
-			leafMoves: int("leafMoves", "Moves of the leaf pointer (going back)."),
-			branchSummaries: int("branchSummaries"),
-			compactions: int("compactions"),
-			labels: int("labels", "Label entries (set or cleared)."),
+			...Object.fromEntries(rest.map((measure) => [measure, field(measure)])),
 			...Object.fromEntries(
 				(Object.keys(TURN_MEASURES) as TurnMeasure[]).map((measure) => [
 					measure,
 					t.float({
 						nullable: true,
-						description: describeTurnMeasure(measure),
+						description: measureSpec(measure).description ?? measure,
 						resolve: (m) =>
 							turnMeasureOf(measure, m.measures, (value, statistic) => m.turns[value][statistic]),
 					}),

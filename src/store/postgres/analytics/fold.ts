@@ -1,5 +1,5 @@
 /**
- * Folding: the workspace's rollup rows (./schema.ts workspaceRollups) kept as
+ * Folding: the workspace's rollup rows (../schema.ts workspaceRollups) kept as
  * sums of its sessions' rows (usageRollups), so a workspace-wide metrics
  * query reads one row per key instead of one per session and key. Writes
  * never touch the workspace rows (sessions of one workspace would contend on
@@ -28,10 +28,15 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { ROLLUP_FIGURES, ROLLUP_MAXIMA, ROLLUP_MINIMA, type RollupKey } from "../../session/rollup.js";
-import type { Db } from "./db.js";
-import { sessions, usageRollups, workspaceRollups } from "./schema.js";
-import { executeRows } from "./statements.js";
+import {
+	ROLLUP_FIGURES,
+	ROLLUP_MAXIMA,
+	ROLLUP_MINIMA,
+	type RollupKey,
+} from "../../../session/analytics/rollup.js";
+import type { Db } from "../db.js";
+import { sessions, usageRollups, workspaceRollups } from "../schema.js";
+import { executeRows } from "../statements.js";
 
 /** The key's fields; a Record, so a field added to RollupKey must be added here. */
 const KEY_FIELDS = Object.keys({
@@ -44,7 +49,7 @@ const KEY_FIELDS = Object.keys({
 	author: true,
 } satisfies Record<keyof RollupKey, true>) as (keyof RollupKey)[];
 
-/** The extremes' columns with how rows of one key merge them (session/rollup.ts). */
+/** The extremes' columns with how rows of one key merge them (session/analytics/rollup.ts). */
 export const EXTREME_COLUMNS = [
 	...ROLLUP_MINIMA.map((f) => ({ column: usageRollups[f], merge: sql`min` })),
 	...ROLLUP_MAXIMA.map((f) => ({ column: usageRollups[f], merge: sql`max` })),
@@ -85,7 +90,7 @@ export const dirtyKeys = (ws: string) =>
 /**
  * Dirty rows locked and folded per transaction. Small, because a fold's
  * transaction, like any writing one, holds the activity feed back while it
- * runs (./queries.ts activityRows reads below every running transaction),
+ * runs (../queries.ts activityRows reads below every running transaction),
  * and holds its rows' locks: about 50 ms a batch.
  */
 const FOLD_BATCH = 2_000;

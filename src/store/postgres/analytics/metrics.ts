@@ -5,18 +5,18 @@
  *
  * Metrics on Postgres: one GROUP BY over rollup rows, never over entries: the
  * workspace's folded rows (./fold.ts) when the query needs no session's own
- * rows, else its sessions' rows (./schema.ts usageRollups). Session
+ * rows, else its sessions' rows (../schema.ts usageRollups). Session
  * creations (sessionsCreated, forks) come from the sessions table, as rows
  * of their own in the same grouping, only when asked. Percentiles come from
- * the turn rows (./schema.ts assistantTurns), grouped alike and joined to the
- * groups, only when asked. The rules are session/metrics.ts's; this is their
+ * the turn rows (../schema.ts assistantTurns), grouped alike and joined to the
+ * groups, only when asked. The rules are session/analytics/metrics.ts's; this is their
  * SQL: each measure below is what the session layer's `measureOf` gives for
  * the same rows, and the order is its `compareRows` (text by code point:
  * COLLATE "C"; nulls last ascending, first descending, PostgreSQL's default).
  */
 import { getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { EntryType } from "../../session/entry.js";
+import type { SumMeasure } from "../../../session/analytics/measures.js";
 import {
 	countsCreations,
 	DIMENSION_FIELD,
@@ -30,16 +30,21 @@ import {
 	type MetricsResult,
 	TURN_MEASURES,
 	type TurnMeasure,
-} from "../../session/metrics.js";
+} from "../../../session/analytics/metrics.js";
 import {
 	EXTREMES,
 	ROLLUP_FIGURES,
 	ROLLUP_MAXIMA,
 	ROLLUP_MINIMA,
 	type RollupExtremes,
-} from "../../session/rollup.js";
-import { PERCENTILES } from "../../session/turns.js";
-import type { Db } from "./db.js";
+} from "../../../session/analytics/rollup.js";
+import { PERCENTILES } from "../../../session/analytics/turns.js";
+import type { EntryType } from "../../../session/entry.js";
+import type { Db } from "../db.js";
+import { list } from "../queries.js";
+import { isoText } from "../rows.js";
+import { usageRollups as r, sessions, assistantTurns as t, workspaceRollups } from "../schema.js";
+import { executeRows } from "../statements.js";
 import {
 	countsNothing,
 	dirtyKeys,
@@ -49,10 +54,6 @@ import {
 	sameKey,
 	workspaceSessions,
 } from "./fold.js";
-import { list } from "./queries.js";
-import { isoText } from "./rows.js";
-import { usageRollups as r, sessions, assistantTurns as t, workspaceRollups } from "./schema.js";
-import { executeRows } from "./statements.js";
 
 const sum = (column: SQL | PgColumn, where?: SQL) =>
 	sql`coalesce(sum(${column})${where ? sql` filter (where ${where})` : sql``}, 0)`;
@@ -61,8 +62,8 @@ const ofType = (type: EntryType) => sql`${r.entryType} = ${sql.raw(`'${type}'`)}
 const message = (role: string) => sql`${ofType("message")} and ${r.role} = ${sql.raw(`'${role}'`)}`;
 const assistantTurns = sum(r.entries, message("assistant"));
 
-/** The measures that are sums of rollup figures (./measures.ts SUMS). */
-type Sum = Exclude<Measure, "activeSessions" | "sessionsCreated" | "forks" | TurnMeasure>;
+/** The measures that are sums of rollup figures (session/analytics/measures.ts SUM_MEASURES). */
+type Sum = SumMeasure;
 
 /** Each sum as an aggregate over the grouped rollup rows. */
 const SUM_SQL: Record<Sum, SQL> = {
@@ -323,7 +324,7 @@ function percentiles(ws: string, query: MetricsQuery, dimensions: Dimension[], a
 		where ${sql.join(where, sql` and `)} ${groupBy(keys.length)}`;
 }
 
-/** A checked query (session/metrics.ts checkMetricsQuery) over the workspace's rollups. */
+/** A checked query (session/analytics/metrics.ts checkMetricsQuery) over the workspace's rollups. */
 export async function rollupMetrics(db: Db, ws: string, query: MetricsQuery): Promise<MetricsResult> {
 	const { filter } = query;
 	// Sessions are grouped, counted or filtered on: only their own rows tell them apart.

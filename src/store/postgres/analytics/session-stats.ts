@@ -2,20 +2,19 @@
  * Session analytics on Postgres that read no log: a session's stats from its
  * rollups, its turn rows and its placement columns, and the rollups and turn
  * rows rebuilt from the logs. The rules are the session layer's
- * (session/rollup.ts, session/turns.ts, session/session-stats.ts); this is
+ * (session/analytics/rollup.ts, session/analytics/turns.ts, session/analytics/session-stats.ts); this is
  * their SQL, kept out of PgStore so the store reads as the tree's.
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { StoredEntry } from "../../session/entry.js";
-import { measureEntries } from "../../session/measures.js";
+import { measureEntries } from "../../../session/analytics/measures.js";
 import {
 	measuresOfRollups,
 	ROLLUP_FIGURES,
 	type RollupFigures,
 	type RollupRow,
-} from "../../session/rollup.js";
-import type { SessionStats } from "../../session/session-stats.js";
+} from "../../../session/analytics/rollup.js";
+import type { SessionStats } from "../../../session/analytics/session-stats.js";
 import {
 	assistantTurnOf,
 	PERCENTILES,
@@ -25,15 +24,16 @@ import {
 	type TurnStatistic,
 	type TurnValue,
 	turnSpreads,
-} from "../../session/turns.js";
-import type { RebuildRollupsOptions } from "../store.js";
-import type { Db } from "./db.js";
+} from "../../../session/analytics/turns.js";
+import type { StoredEntry } from "../../../session/entry.js";
+import type { RebuildRollupsOptions } from "../../store.js";
+import type { Db } from "../db.js";
+import { addRollupBatches } from "../inserts.js";
+import { entryLogRows } from "../queries.js";
+import { isoText, toStored } from "../rows.js";
+import { assistantTurns, entries, sessions, usageRollups } from "../schema.js";
+import { executeRows } from "../statements.js";
 import { zeroSessionRollups } from "./fold.js";
-import { addRollupBatches } from "./inserts.js";
-import { entryLogRows } from "./queries.js";
-import { isoText, toStored } from "./rows.js";
-import { assistantTurns, entries, sessions, usageRollups } from "./schema.js";
-import { executeRows } from "./statements.js";
 
 /**
  * The stats of the session `key` (SQL giving its key) whose active path is
