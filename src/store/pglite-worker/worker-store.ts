@@ -98,6 +98,49 @@ export async function openPgliteWorker(dataDir: string, options: OpenOptions = {
 	return store;
 }
 
+/** The methods with an adapter in the class (arguments that cannot cross the thread as they are). */
+type Adapted = "context" | "rebuildRollups" | "importSession";
+
+/**
+ * Every other method, as it is: one call message with its arguments. A
+ * record, so that a method added to the store interface fails to compile
+ * until it is listed here or adapted.
+ */
+const FORWARDED: Record<Exclude<Method, Adapted>, true> = {
+	createSession: true,
+	getSession: true,
+	getSessions: true,
+	listSessions: true,
+	findSessions: true,
+	appendEntry: true,
+	moveLeaf: true,
+	setLabel: true,
+	renameSession: true,
+	getEntry: true,
+	getEntries: true,
+	listEntries: true,
+	countEntries: true,
+	sessionWithEntries: true,
+	children: true,
+	labels: true,
+	tips: true,
+	activePath: true,
+	sessionTree: true,
+	compareNodes: true,
+	search: true,
+	metrics: true,
+	sessionStats: true,
+	activity: true,
+	activityNow: true,
+	continueSession: true,
+	exportSession: true,
+	forkSession: true,
+};
+
+// The forwarded methods are installed on the prototype below; this declares them to TypeScript.
+export interface WorkerStore extends Pick<StoreMethods, Exclude<Method, Adapted>> {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface declares the methods installed after the class.
 export class WorkerStore implements SessionStore {
 	readonly backend = "pglite" as const;
 	/** Resolves once the worker opened the store; rejects (after cleaning up) when it could not. */
@@ -213,7 +256,8 @@ export class WorkerStore implements SessionStore {
 		}
 	}
 
-	private call<M extends Method>(
+	/** One call to the worker; public only for the forwarders installed on the prototype (FORWARDED). */
+	call<M extends Method>(
 		method: M,
 		args: Parameters<StoreMethods[M]>,
 		onProgress?: ImportOptions["onProgress"],
@@ -246,69 +290,7 @@ export class WorkerStore implements SessionStore {
 		}) as Result<M>;
 	}
 
-	createSession(...args: Parameters<SessionStore["createSession"]>) {
-		return this.call("createSession", args);
-	}
-	getSession(...args: Parameters<SessionStore["getSession"]>) {
-		return this.call("getSession", args);
-	}
-	getSessions(...args: Parameters<SessionStore["getSessions"]>) {
-		return this.call("getSessions", args);
-	}
-	listSessions(...args: Parameters<SessionStore["listSessions"]>) {
-		return this.call("listSessions", args);
-	}
-	appendEntry(...args: Parameters<SessionStore["appendEntry"]>) {
-		return this.call("appendEntry", args);
-	}
-	moveLeaf(...args: Parameters<SessionStore["moveLeaf"]>) {
-		return this.call("moveLeaf", args);
-	}
-	setLabel(...args: Parameters<SessionStore["setLabel"]>) {
-		return this.call("setLabel", args);
-	}
-	renameSession(...args: Parameters<SessionStore["renameSession"]>) {
-		return this.call("renameSession", args);
-	}
-	getEntry(...args: Parameters<SessionStore["getEntry"]>) {
-		return this.call("getEntry", args);
-	}
-	getEntries(...args: Parameters<SessionStore["getEntries"]>) {
-		return this.call("getEntries", args);
-	}
-	listEntries(...args: Parameters<SessionStore["listEntries"]>) {
-		return this.call("listEntries", args);
-	}
-	countEntries(...args: Parameters<SessionStore["countEntries"]>) {
-		return this.call("countEntries", args);
-	}
-	sessionWithEntries(...args: Parameters<StoreMethods["sessionWithEntries"]>) {
-		return this.call("sessionWithEntries", args);
-	}
-	children(...args: Parameters<SessionStore["children"]>) {
-		return this.call("children", args);
-	}
-	labels(...args: Parameters<SessionStore["labels"]>) {
-		return this.call("labels", args);
-	}
-	tips(...args: Parameters<SessionStore["tips"]>) {
-		return this.call("tips", args);
-	}
-	activePath(...args: Parameters<SessionStore["activePath"]>) {
-		return this.call("activePath", args);
-	}
-	findSessions(...args: Parameters<SessionStore["findSessions"]>) {
-		return this.call("findSessions", args);
-	}
-	sessionTree(...args: Parameters<SessionStore["sessionTree"]>) {
-		return this.call("sessionTree", args);
-	}
-	compareNodes(...args: Parameters<SessionStore["compareNodes"]>) {
-		return this.call("compareNodes", args);
-	}
-	search(...args: Parameters<SessionStore["search"]>) {
-		return this.call("search", args);
-	}
+	// The methods whose arguments need a change to cross the thread; every other one is FORWARDED.
 	context(ws: string, sessionId: string, query: ContextQuery = {}) {
 		// A RawJson would not survive the structured clone to this thread: parsed messages cross it.
 		const { rawMessages: _, ...parsed } = query;
@@ -319,30 +301,9 @@ export class WorkerStore implements SessionStore {
 		const { onSession: _, ...rest } = options;
 		return this.call("rebuildRollups", [rest]);
 	}
-	sessionStats(ws: string, sessionId: string) {
-		return this.call("sessionStats", [ws, sessionId]);
-	}
-	metrics(...args: Parameters<SessionStore["metrics"]>) {
-		return this.call("metrics", args);
-	}
-	activity(...args: Parameters<SessionStore["activity"]>) {
-		return this.call("activity", args);
-	}
-	activityNow(...args: Parameters<SessionStore["activityNow"]>) {
-		return this.call("activityNow", args);
-	}
 	importSession(ws: string, jsonl: string, options: ImportOptions = {}) {
 		const { onProgress, ...rest } = options;
 		return this.call("importSession", [ws, jsonl, rest], onProgress);
-	}
-	continueSession(...args: Parameters<SessionStore["continueSession"]>) {
-		return this.call("continueSession", args);
-	}
-	exportSession(...args: Parameters<SessionStore["exportSession"]>) {
-		return this.call("exportSession", args);
-	}
-	forkSession(...args: Parameters<SessionStore["forkSession"]>) {
-		return this.call("forkSession", args);
 	}
 
 	/** PGlite closes on the worker; then the worker ends and the directory is released. */
@@ -367,4 +328,14 @@ export class WorkerStore implements SessionStore {
 		await this.release(new Error("the PGlite store is closed"));
 		if (error) throw error;
 	}
+}
+
+for (const method of Object.keys(FORWARDED) as Array<Exclude<Method, Adapted>>) {
+	Object.defineProperty(WorkerStore.prototype, method, {
+		value(this: WorkerStore, ...args: unknown[]) {
+			return this.call(method, args as never);
+		},
+		writable: true,
+		configurable: true,
+	});
 }
