@@ -13,7 +13,7 @@ import { type CompileOptions, useCompiledExecution } from "./app/jit.js";
 import { useOperationLimits } from "./app/operation-limits.js";
 import { corsOptions, type OriginPolicy, originPolicy, useOriginPolicy } from "./app/origins.js";
 import { type PersistedOperations, persistedOperations } from "./app/persisted.js";
-import { createMetrics, type ServerMetrics } from "./app/prometheus.js";
+import { createMetrics, type ServerMetrics, usePrometheusPipeline } from "./app/prometheus.js";
 import { useRequestBody } from "./app/request-body.js";
 import { useResultLimit } from "./app/result-limit.js";
 import { type SharedResultsStats, useSharedEventResults } from "./app/shared-results.js";
@@ -195,6 +195,7 @@ export function createApp(options: AppOptions): App {
 			useErrorCodes,
 			// After useErrorCodes: results are counted and logged with the codes clients see.
 			observed.operations,
+			...(metrics ? [usePrometheusPipeline(metrics)] : []),
 			useResultLimit(limits.responseBytes, (context) => {
 				const { budget } = context as GraphQLContext;
 				return budget?.exceeded ? toGraphQLError(budgetError(budget)) : undefined;

@@ -7,7 +7,17 @@
  * codes, routes), except operation names, which clients choose: the first
  * `MAX_OPERATION_NAMES` distinct names are kept and any later one is
  * counted as "(other)", so no client can grow the registry without limit.
+ *
+ * The GraphQL pipeline's timings (an operation from parse to result, and
+ * each phase: parse, validate, context, execute, subscribe) come from
+ * Yoga's Prometheus plugin on the same registry
+ * (`usePrometheusPipeline`), named and labelled like the rest. Its request
+ * and error counters and its HTTP histogram are off: the server's own carry
+ * the transport and the error code clients see, and time every route, not
+ * only GraphQL requests.
  */
+import { createHistogram, type FillLabelsFnParams, usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import type { Plugin } from "graphql-yoga";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Services } from "../services.js";
 
@@ -22,11 +32,12 @@ export interface OperationObservation {
 	name: string | undefined;
 	/** Error codes of the result; none for a success. */
 	codes: readonly string[];
-	seconds?: number;
 }
 
 export interface ServerMetrics {
 	readonly registry: Registry;
+	/** The operation name a label shows: the first MAX_OPERATION_NAMES distinct ones, then "(other)". */
+	operationLabel(name: string | undefined): string;
 	operation(observation: OperationObservation): void;
 	/** One root field of a mutation finished: "OK" or its error code. */
 	mutationField(field: string, code: string): void;
@@ -41,6 +52,85 @@ export function routeOf(pathname: string): string {
 	return ["/graphql", "/health", "/health/live", "/health/ready", "/metrics"].includes(pathname)
 		? pathname
 		: "other";
+}
+
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The transport of an operation from its GraphQL context: a graphql-ws socket, else HTTP (SSE for a subscription). */
+function transportOfContext(context: unknown, type: string | undefined): Transport {
+	if ((context as { socket?: unknown } | undefined)?.socket !== undefined) return "graphql-ws";
+	return type === "subscription" ? "sse" : "http";
+}
+
+/** Yoga's Prometheus plugin for the GraphQL pipeline (see the header), on `metrics`' registry. */
+export function usePrometheusPipeline(metrics: ServerMetrics): Plugin {
+	const { registry } = metrics;
+	const labels = (params: FillLabelsFnParams, context: unknown) => ({
+		transport: transportOfContext(context, params.operationType),
+		type: params.operationType ?? "unknown",
+		operation: metrics.operationLabel(params.operationName),
+	});
+	const histogram = <P extends "parse" | "validate" | "context" | "execute" | "subscribe">(
+		phase: P,
+		name: string,
+		help: string,
+	) =>
+		createHistogram<P, "transport" | "type" | "operation">({
+			registry,
+			histogram: { name, help, labelNames: ["transport", "type", "operation"], buckets: BUCKETS },
+			fillLabelsFn: labels,
+			phases: [phase],
+		});
+	return usePrometheus({
+		registry,
+		endpoint: false,
+		metrics: {
+			graphql_envelop_request_duration: createHistogram({
+				registry,
+				histogram: {
+					name: "session_tree_graphql_operation_duration_seconds",
+					help: "Time from parse to result of queries and mutations",
+					labelNames: ["transport", "type", "operation"],
+					buckets: BUCKETS,
+				},
+				fillLabelsFn: labels,
+				phases: ["execute"],
+			}),
+			graphql_envelop_phase_parse: histogram(
+				"parse",
+				"session_tree_graphql_parse_seconds",
+				"Time parsing operations",
+			),
+			graphql_envelop_phase_validate: histogram(
+				"validate",
+				"session_tree_graphql_validate_seconds",
+				"Time validating operations",
+			),
+			graphql_envelop_phase_context: histogram(
+				"context",
+				"session_tree_graphql_context_seconds",
+				"Time building an operation's context (authentication, loaders)",
+			),
+			graphql_envelop_phase_execute: histogram(
+				"execute",
+				"session_tree_graphql_execute_seconds",
+				"Time executing queries and mutations",
+			),
+			graphql_envelop_phase_subscribe: histogram(
+				"subscribe",
+				"session_tree_graphql_subscribe_seconds",
+				"Time starting subscriptions (until the stream starts)",
+			),
+			// The schema deprecates nothing: walking every document for deprecated fields would find none.
+			graphql_envelop_deprecated_field: false,
+			graphql_envelop_request: false,
+			graphql_envelop_request_time_summary: false,
+			graphql_envelop_error_result: false,
+			graphql_envelop_schema_change: false,
+			graphql_envelop_execute_resolver: false,
+			graphql_yoga_http_duration: false,
+		},
+	});
 }
 
 export function createMetrics(
@@ -71,13 +161,6 @@ export function createMetrics(
 		labelNames: ["transport", "type", "operation", "code"],
 		registers,
 	});
-	const duration = new Histogram({
-		name: "session_tree_graphql_operation_duration_seconds",
-		help: "Time from request to result of queries and mutations (subscriptions: until the stream starts)",
-		labelNames: ["transport", "type", "operation"],
-		buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-		registers,
-	});
 	const mutations = new Counter({
 		name: "session_tree_mutations_total",
 		help: "Root mutation fields by field and outcome: appendEntry with code OK counts appended entries, importSession imported files",
@@ -100,7 +183,7 @@ export function createMetrics(
 		name: "session_tree_http_request_duration_seconds",
 		help: "HTTP requests by route, method and status (an SSE stream: until its response starts)",
 		labelNames: ["route", "method", "status"],
-		buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+		buckets: BUCKETS,
 		registers,
 	});
 	for (const transport of ["sse", "graphql-ws"] as const) subscriptions.set({ transport }, 0);
@@ -184,11 +267,11 @@ export function createMetrics(
 
 	return {
 		registry,
-		operation({ transport, type, name, codes, seconds }) {
+		operationLabel: nameOf,
+		operation({ transport, type, name, codes }) {
 			const operation = nameOf(name);
 			operations.inc({ transport, type, operation, code: codes[0] ?? "OK" });
 			for (const code of codes) errors.inc({ transport, type, operation, code });
-			if (seconds !== undefined) duration.observe({ transport, type, operation }, seconds);
 		},
 		mutationField(field, code) {
 			mutations.inc({ field, code });

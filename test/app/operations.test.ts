@@ -185,6 +185,19 @@ describe("metrics, health and request logs", () => {
 				'session_tree_graphql_operation_duration_seconds_count{transport="http",type="mutation",operation="Append"}',
 			),
 		).toBe(3);
+		// The pipeline's phases, from Yoga's Prometheus plugin, labelled like the rest: three appends executed.
+		expect(
+			after.get(
+				'session_tree_graphql_execute_seconds_count{transport="http",type="mutation",operation="Append"}',
+			),
+		).toBe(3);
+		for (const phase of ["parse", "validate", "context"])
+			expect(
+				after.get(
+					`session_tree_graphql_${phase}_seconds_count{transport="http",type="mutation",operation="Append"}`,
+				) ?? 0,
+				phase,
+			).toBeGreaterThanOrEqual(1);
 		// The request that failed validation is counted without an operation type.
 		const unknown = [...after.keys()].filter(
 			(k) => k.startsWith("session_tree_graphql_operations_total") && k.includes('type="unknown"'),
@@ -231,6 +244,15 @@ describe("metrics, health and request logs", () => {
 		);
 		expect(closed.get('session_tree_subscription_events_total{transport="sse"}')).toBe(2);
 		expect(closed.get('session_tree_subscription_events_total{transport="graphql-ws"}')).toBe(2);
+		// Each start is timed by transport (Yoga's Prometheus plugin, the subscribe phase).
+		const started = (transport: string) =>
+			[...closed.entries()]
+				.filter(([k]) =>
+					k.startsWith(`session_tree_graphql_subscribe_seconds_count{transport="${transport}"`),
+				)
+				.reduce((sum, [, v]) => sum + v, 0);
+		expect(started("sse")).toBeGreaterThanOrEqual(1);
+		expect(started("graphql-ws")).toBeGreaterThanOrEqual(1);
 	});
 
 	it("bounds the operation names it labels: a client inventing names cannot grow the registry", async () => {
