@@ -4,16 +4,20 @@
  */
 import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
+import RelayPlugin from "@pothos/plugin-relay";
 import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Identity, Scope } from "../auth/identity.js";
 import type { LiveEvents } from "../events/live.js";
 import type { PresenceHub } from "../events/presence.js";
 import { assertNever } from "../session/assert-never.js";
+import { type StoredEntry, typeOrOther } from "../session/entry.js";
 import { isSessionError, SessionError } from "../session/errors.js";
+import { kindOf } from "../session/kinds.js";
 import { normalizeTimestamp } from "../session/validate.js";
 import type { SessionStore } from "../store/store.js";
 import type { ResultBudget } from "./budget.js";
+import { decodeGlobalIdParts, encodeGlobalId, globalIdOf } from "./global-ids.js";
 import type { Loaders } from "./loaders.js";
 
 export interface GraphQLContext {
@@ -42,10 +46,41 @@ export const builder = new SchemaBuilder<{
 	DefaultFieldNullability: false;
 	/** The token's scopes (see auth/identity.ts). */
 	AuthScopes: Record<Scope, boolean>;
+	/** Relay connections: `edges: [XEdge!]!`, each edge's `node` non-null. */
+	DefaultEdgesNullability: false;
+	DefaultNodeNullability: false;
 }>({
 	defaultFieldNullability: false,
 	// Scope checks first, before any other plugin's wrapper runs a resolver.
-	plugins: [ScopeAuthPlugin, ComplexityPlugin],
+	plugins: [ScopeAuthPlugin, ComplexityPlugin, RelayPlugin],
+	// Relay (Global Object Identification, cursor connections) with this API's own global ids
+	// (./global-ids.ts) and cursors (store/paging.ts); `node` loads through the request's loaders.
+	relay: {
+		cursorType: "String",
+		encodeGlobalID: encodeGlobalId,
+		decodeGlobalID: decodeGlobalIdParts,
+		nodeTypeOptions: {
+			description: "An object with a global id (Relay Global Object Identification).",
+			// A Node is a SessionRecord or a StoredEntry (refs.ts); an entry's object type is its kind's.
+			resolveType: (value) =>
+				typeof value === "object" && value !== null && "entry" in value
+					? kindOf(typeOrOther((value as StoredEntry).entry.type)).graphqlName
+					: "Session",
+		},
+		idFieldOptions: { description: "Opaque global id (Relay Global Object Identification)." },
+		nodeQueryOptions: {
+			description: "Refetch a Session or an Entry by its global id.",
+			resolve: async (_root, { id }, { loaders }) => {
+				const target = globalIdOf(id);
+				const session = await loaders.session.load(target.sessionId);
+				if (!session || target.kind === "Session") return session;
+				return loaders.entry.load({ sessionId: target.sessionId, entryId: target.entryId });
+			},
+		},
+		nodesQueryOptions: false,
+		// The field returning a connection sets its cost (page size × selection); edges cost nothing more.
+		edgesFieldOptions: { complexity: { field: 0, multiplier: 1 } },
+	},
 	scopeAuth: {
 		authScopes: ({ identity }) => ({
 			read: identity.scopes.has("read"),

@@ -1,7 +1,9 @@
 /**
- * Relay cursor connections (the Cursor Connections Specification): PageInfo,
- * and for a node type X the XEdge and XConnection object types. Paging itself
- * (arguments, cursors, page flags) is the store's: store/paging.ts.
+ * Relay cursor connections (the Cursor Connections Specification) through
+ * @pothos/plugin-relay: its PageInfo, and for a node type X its XEdge and
+ * XConnection object types (`builder.connectionObject`), each with a
+ * `totalCount` where counting is cheap. Paging itself (arguments, keyset
+ * cursors, page flags) is the store's: store/paging.ts.
  */
 import type { OutputRef } from "@pothos/core";
 import { builder } from "./builder.js";
@@ -24,39 +26,23 @@ export interface Connection<T> {
 	totalCount: number;
 }
 
-export const PageInfoRef = builder.objectRef<PageInfoShape>("PageInfo").implement({
-	fields: (t) => ({
-		hasNextPage: t.exposeBoolean("hasNextPage"),
-		hasPreviousPage: t.exposeBoolean("hasPreviousPage"),
-		startCursor: t.exposeString("startCursor", { nullable: true }),
-		endCursor: t.exposeString("endCursor", { nullable: true }),
-	}),
-});
-
 /**
- * `${name}Edge` and `${name}Connection` over nodes of `nodeRef`. The field that
- * returns the connection sets the cost: it multiplies its selection by the page
- * size, so `edges` itself costs nothing more.
+ * `${name}Edge` and `${name}Connection` over nodes of `nodeRef`, the
+ * connection with `totalCount` unless `counted` is false (a search would
+ * cost itself again to count). The field that returns the connection sets
+ * the cost: it multiplies its selection by the page size, so `edges` itself
+ * costs nothing more (../builder.ts edgesFieldOptions).
  */
-export function connectionType<T>(name: string, nodeRef: OutputRef<T>) {
-	const EdgeRef = builder.objectRef<Edge<T>>(`${name}Edge`).implement({
-		fields: (t) => ({
-			cursor: t.exposeString("cursor"),
-			// Sound: nodeRef's shape is T. Pothos cannot resolve its result type for a generic T.
-			node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
-		}),
-	});
-	return builder.objectRef<Connection<T>>(`${name}Connection`).implement({
-		fields: (t) => ({
-			edges: t.field({
-				type: [EdgeRef],
-				complexity: { field: 0, multiplier: 1 },
-				resolve: (c) => c.edges,
-			}),
-			pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-			totalCount: t.exposeInt("totalCount"),
-		}),
-	});
+export function connectionType<T>(name: string, nodeRef: OutputRef<T>, counted = true) {
+	return builder.connectionObject(
+		{
+			type: nodeRef,
+			name: `${name}Connection`,
+			fields: (t) =>
+				counted ? { totalCount: t.int({ resolve: (c) => (c as unknown as Connection<T>).totalCount }) } : {},
+		},
+		{ name: `${name}Edge` },
+	);
 }
 
 /** A connection from a page of the store (see store/paging.ts). */

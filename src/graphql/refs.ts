@@ -14,7 +14,8 @@ import { kindOf } from "../session/kinds.js";
 import type { SessionRecord } from "../store/store.js";
 import { builder } from "./builder.js";
 
-export const NodeRef = builder.interfaceRef<SessionRecord | StoredEntry>("Node");
+/** Relay's Node interface, the plugin's (../builder.ts): a SessionRecord or a StoredEntry. */
+export const NodeRef = builder.nodeInterfaceRef();
 export const SessionRef = builder.objectRef<SessionRecord>("Session");
 export const EntryRef = builder.interfaceRef<StoredEntry>("Entry");
 export const SessionContextRef = builder.objectRef<SessionContext>("SessionContext");

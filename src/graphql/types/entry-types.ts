@@ -16,6 +16,7 @@ import { type MessageSummary, summarizeMessage, usageOfEntry } from "../../sessi
 import { builder } from "../builder.js";
 import { ENTRY_TYPE_NAMES, EntryRef, NodeRef } from "../refs.js";
 import { TokenUsageRef } from "./analytics/usage.js";
+import { entryIdField } from "./node.js";
 
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
@@ -40,7 +41,7 @@ function entryObject<T extends EntryType>(
 		description,
 		interfaces: [EntryRef, NodeRef],
 		isTypeOf: (value) => (value as StoredEntry).entry?.type === type,
-		fields,
+		fields: (t) => ({ id: entryIdField(t), ...fields(t) }),
 	});
 }
 
@@ -280,6 +281,6 @@ new ImplementableObjectRef<BuilderTypes, StoredEntry, StoredEntry>(builder, OTHE
 			"An entry of a type the service does not know (a later pi's): kept and exported as it is, a tree node, nothing in the context. `typeName` names its type, `raw` holds it.",
 		interfaces: [EntryRef, NodeRef],
 		isTypeOf: (value) => !isKnownEntry((value as StoredEntry).entry),
-		fields: () => ({}),
+		fields: (t) => ({ id: entryIdField(t) }),
 	},
 );

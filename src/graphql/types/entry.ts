@@ -11,6 +11,7 @@ import { spend } from "../budget.js";
 import { builder } from "../builder.js";
 import { connectionType } from "../connection.js";
 import { ENTRY_TYPE_NAMES, EntryRef, EntryTypeEnum, NodeRef, SessionRef } from "../refs.js";
+import { entryIdField } from "./node.js";
 
 async function sessionOf(
 	e: StoredEntry,
@@ -26,6 +27,7 @@ EntryRef.implement({
 	interfaces: [NodeRef],
 	resolveType: (e) => ENTRY_TYPE_NAMES[typeOrOther(e.entry.type)],
 	fields: (t) => ({
+		id: entryIdField(t),
 		entryId: t.string({
 			description: "The entry's own id, unique within its session (pi's `id`).",
 			resolve: (e) => e.entry.id,

@@ -7,7 +7,7 @@ import type { Snippet } from "../../session/search-text.js";
 import { type SearchHit, searchCursor, searchQuery } from "../../store/search.js";
 import { spend } from "../budget.js";
 import { builder } from "../builder.js";
-import { type Connection, connection, type Edge, PageInfoRef } from "../connection.js";
+import { connection, connectionType } from "../connection.js";
 import { EntryRef, SessionRef } from "../refs.js";
 
 const TextRangeRef = builder.objectRef<{ start: number; end: number }>("TextRange").implement({
@@ -43,26 +43,8 @@ const SearchResultRef = builder.objectRef<SearchHit>("SearchResult").implement({
 	}),
 });
 
-const SearchResultEdgeRef = builder.objectRef<Edge<SearchHit>>("SearchResultEdge").implement({
-	fields: (t) => ({
-		cursor: t.exposeString("cursor"),
-		node: t.field({ type: SearchResultRef, resolve: (edge) => edge.node }),
-	}),
-});
-
 /** A Relay connection without totalCount: counting every match would cost the search again. */
-const SearchResultConnectionRef = builder
-	.objectRef<Omit<Connection<SearchHit>, "totalCount">>("SearchResultConnection")
-	.implement({
-		fields: (t) => ({
-			edges: t.field({
-				type: [SearchResultEdgeRef],
-				complexity: { field: 0, multiplier: 1 },
-				resolve: (c) => c.edges,
-			}),
-			pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-		}),
-	});
+const SearchResultConnectionRef = connectionType("SearchResult", SearchResultRef, false);
 
 builder.queryFields((t) => ({
 	search: t.field({

@@ -25,6 +25,7 @@ import { EntryRef, EntryTypeEnum, NodeRef, SessionContextRef, SessionRef } from 
 import { maySelect, omissionsOfConnection, omissionsOfEntries, soleChildField } from "../selection.js";
 import { SessionStatsRef } from "./analytics/usage.js";
 import { EntryConnectionRef } from "./entry.js";
+import { sessionIdField } from "./node.js";
 
 const ExportFormatEnum = builder.enumType("ExportFormat", {
 	description: "The form of a session's file (Session.jsonl).",
@@ -47,6 +48,7 @@ SessionRef.implement({
 	interfaces: [NodeRef],
 	isTypeOf: (value) => typeof value === "object" && value !== null && "lastSeq" in value,
 	fields: (t) => ({
+		id: sessionIdField(t),
 		sessionId: t.exposeString("sessionId"),
 		name: t.exposeString("name", { nullable: true }),
 		cwd: t.exposeString("cwd", { nullable: true }),
@@ -94,10 +96,7 @@ SessionRef.implement({
 			description: "The append log in seq order (all branches), cursor-paged.",
 			complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_ENTRY_PAGE_SIZE }),
 			args: {
-				first: t.arg.int(),
-				after: t.arg.string(),
-				last: t.arg.int(),
-				before: t.arg.string(),
+				...t.arg.connectionArgs(),
 				types: t.arg({ type: [EntryTypeEnum] }),
 			},
 			resolve: async (s, args, { store, workspaceId, loaders, budget }, info) => {
@@ -284,10 +283,7 @@ builder.queryFields((t) => ({
 			"Sessions of the caller's workspace, newest activity first; or in `orderBy`'s order and through `filter` (then paged forward only: first/after).",
 		complexity: (args) => ({ field: 2, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
 		args: {
-			first: t.arg.int(),
-			after: t.arg.string(),
-			last: t.arg.int(),
-			before: t.arg.string(),
+			...t.arg.connectionArgs(),
 			orderBy: t.arg({ type: SessionOrderInput }),
 			filter: t.arg({ type: SessionFilterInput }),
 		},
