@@ -11,6 +11,8 @@ export const ERROR_CODES = [
 	"UNAUTHENTICATED",
 	"FORBIDDEN",
 	"LIMIT_EXCEEDED",
+	// A write to an archived session: it is read-only until unarchived (unarchiveSession).
+	"ARCHIVED",
 	// Retryable: the database went away mid-call, and nothing or everything of a write was committed
 	// (one transaction). Retrying with the same entryId is safe: a re-sent identical entry is a no-op.
 	"UNAVAILABLE",

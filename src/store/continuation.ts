@@ -27,7 +27,7 @@ import type { InputLimits } from "../session/limits.js";
 import { validateEntryId } from "../session/validate.js";
 import { lastActivity } from "./records.js";
 import { type ContinuedSession, type ContinueInput, headerOf, type SessionRecord } from "./store.js";
-import { notFoundSession, sessionAfter, systemClock, type WriteOutcome } from "./write.js";
+import { archivedSession, notFoundSession, sessionAfter, systemClock, type WriteOutcome } from "./write.js";
 
 /** A continuation request, read: a whole file, or lines after an entry. */
 export type ContinuationRequest =
@@ -155,6 +155,8 @@ export function decideContinuation(
 		author,
 	);
 	if (plan.rows.length === 0) return { rows: [], session, held: plan.held, appended: 0 };
+	// Lines the session holds are answered (a follower's repeat), new ones refused while it is archived.
+	if (session.archivedAt !== null) throw archivedSession(session.sessionId);
 	// The time pi wrote its last line, never before the session's last activity.
 	const next = sessionAfter(session, plan, lastActivity(session.updatedAt, plan.rows));
 	return { rows: plan.rows, session: next, held: plan.held, appended: plan.appended };

@@ -210,7 +210,9 @@ export class MemoryStore implements SessionStore {
 
 	async listSessions(ws: string, args: SessionPageArgs): Promise<Page<SessionRecord>> {
 		const window = sessionWindow(args);
-		const all = [...this.db.sessions.values()].map((s) => s.record).filter((r) => r.workspaceId === ws);
+		const all = [...this.db.sessions.values()]
+			.map((s) => s.record)
+			.filter((r) => r.workspaceId === ws && r.archivedAt === null);
 		const sorted = all
 			.filter((r) => !window.after || compareActivity(r, window.after) > 0)
 			.filter((r) => !window.before || compareActivity(r, window.before) < 0)
@@ -254,6 +256,15 @@ export class MemoryStore implements SessionStore {
 		options: AuthorOptions = {},
 	): Promise<AppendResult> {
 		return appendResult(await this.write(ws, renameWrite(sessionId, name, options, this.limits)));
+	}
+
+	async setArchived(ws: string, sessionId: string, archived: boolean): Promise<SessionRecord> {
+		return this.db.locks.run(key(ws, sessionId), async () => {
+			const session = this.require(ws, sessionId);
+			const { archivedAt } = session.record;
+			session.record = { ...session.record, archivedAt: archived ? (archivedAt ?? systemClock.now()) : null };
+			return copy(session.record);
+		});
 	}
 
 	/** A tree write under the session's lock: the snapshot, the decision, the commit. */

@@ -92,6 +92,7 @@ export function newSessionRecord(
 		lastSeq: 0,
 		entryCount: 0,
 		headerExtra: name === null ? {} : { name },
+		archivedAt: null,
 	};
 }
 
@@ -110,6 +111,7 @@ export function importedSessionRecord(ws: string, file: ParsedSessionFile): Sess
 		lastSeq: rows.length,
 		entryCount: rows.length,
 		headerExtra: header.extra,
+		archivedAt: null,
 	};
 }
 
@@ -133,6 +135,7 @@ export function forkedSessionRecord(
 		lastSeq: plan.rows.length,
 		entryCount: plan.rows.length,
 		headerExtra: {},
+		archivedAt: null,
 	};
 }
 

@@ -91,6 +91,7 @@ export function sessionQuery(args: {
 			// An empty text is contained in every name, and in no missing one: no filter at all.
 			nameContains: filter.nameContains || null,
 			parentSessionId: filter.parentSessionId ?? null,
+			archived: filter.archived === true,
 		},
 		first,
 		after: args.after == null ? null : decodeCursor(args.after, order),
@@ -148,6 +149,8 @@ export function sessionPage(
 
 /** The filter's verdict on a session, from its record and log (the reference rule). */
 function matches(filter: SessionFilter, record: SessionRecord, log: readonly StoredEntry[]): boolean {
+	// Archived sessions only when asked for, and then only they.
+	if ((record.archivedAt !== null) !== (filter.archived === true)) return false;
 	if (filter.updatedAfter && record.updatedAt < filter.updatedAfter) return false;
 	if (filter.updatedBefore && record.updatedAt >= filter.updatedBefore) return false;
 	if (filter.parentSessionId != null && record.parentSessionId !== filter.parentSessionId) return false;

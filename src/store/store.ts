@@ -41,6 +41,12 @@ export interface SessionRecord {
 	entryCount: number;
 	/** Header fields kept from an imported file (`provider`, `modelId`, `branchedFrom`, …). */
 	headerExtra: Record<string, unknown>;
+	/**
+	 * When the session was archived; null while it is active. An archived
+	 * session is read-only (a write is ARCHIVED) and left out of the
+	 * workspace's list unless a filter asks for it (`SessionFilter.archived`).
+	 */
+	archivedAt: string | null;
 }
 
 export interface CreateSessionInput {
@@ -209,6 +215,8 @@ export interface SessionFilter {
 	nameContains?: string | null | undefined;
 	/** Forked from this session. */
 	parentSessionId?: string | null | undefined;
+	/** True: only archived sessions; false or absent: only active ones (archived sessions are hidden). */
+	archived?: boolean | null | undefined;
 }
 
 /** Where a session stands in the order: its sort value, then its id (ties). */
@@ -296,6 +304,12 @@ export interface TreeStore {
 	): Promise<AppendResult>;
 	/** Append a session_info entry with the trimmed name; empty clears. */
 	renameSession(ws: string, sessionId: string, name: string, options?: AuthorOptions): Promise<AppendResult>;
+	/**
+	 * Archive a session (read-only, hidden from the list; `archivedAt` is
+	 * kept from the first time) or bring it back (`archived` false). Writes
+	 * no entry: the log is unchanged. NOT_FOUND for a missing session.
+	 */
+	setArchived(ws: string, sessionId: string, archived: boolean): Promise<SessionRecord>;
 
 	getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null>;
 	/** Entries by id, for batching; missing ones are absent from the map. */

@@ -49,6 +49,15 @@ export function notFoundSession(sessionId: string): SessionError {
 	return new SessionError("NOT_FOUND", `Session ${sessionId} not found`, { field: "sessionId" });
 }
 
+/** A write to an archived session: read-only until it is unarchived. */
+export function archivedSession(sessionId: string): SessionError {
+	return new SessionError(
+		"ARCHIVED",
+		`Session ${sessionId} is archived: it is read-only until unarchiveSession`,
+		{ field: "sessionId" },
+	);
+}
+
 /** What a tree write decides from: the session's record and the stored entries its drafts name. */
 export interface WriteSnapshot {
 	session: SessionRecord;
@@ -59,7 +68,8 @@ export interface WriteSnapshot {
 /**
  * The tree-write rules as one pure decision, in their order: no session →
  * NOT_FOUND; a re-sent entry → the stored one (`replayed`, nothing to
- * insert) or ALREADY_EXISTS; `expectedLeafId` → LEAF_CONFLICT; then the plan
+ * insert) or ALREADY_EXISTS; an archived session → ARCHIVED;
+ * `expectedLeafId` → LEAF_CONFLICT; then the plan
  * (targets, parents, seq, depth) and the session's next record. Each backend
  * reads the snapshot its own way, calls this, and commits `rows` and
  * `session` unless `replayed`. The entries a snapshot needs are
@@ -84,6 +94,7 @@ export function decideWrite(
 			{ field: "entryId" },
 		);
 	}
+	if (session.archivedAt !== null) throw archivedSession(sessionId);
 	if (options.expectedLeafId !== undefined && options.expectedLeafId !== session.leafId) {
 		throw new SessionError(
 			"LEAF_CONFLICT",

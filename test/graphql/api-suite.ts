@@ -476,6 +476,68 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 		});
 	});
 
+	describe("archived sessions", () => {
+		const ARCHIVE = `mutation($id: String!) { archiveSession(input: { sessionId: $id }) { sessionId archivedAt lastSeq } }`;
+		const UNARCHIVE = `mutation($id: String!) { unarchiveSession(input: { sessionId: $id }) { sessionId archivedAt } }`;
+		const LIST = `query($name: String!, $archived: Boolean) {
+			all: sessions(first: 1) { totalCount }
+			named: sessions(first: 10, filter: { nameContains: $name, archived: $archived }) { edges { node { sessionId archivedAt } } }
+		}`;
+		type Listed = {
+			all: { totalCount: number };
+			named: Connection<{ sessionId: string; archivedAt: string | null }>;
+		};
+
+		it("archiveSession makes a session read-only (ARCHIVED, nothing written) and hidden unless the filter asks; unarchiveSession brings it back", async () => {
+			const { sessionId } = await seed();
+			const name = uniqueId("archive-me");
+			await query(
+				`mutation($id: String!, $name: String!) { renameSession(input: { sessionId: $id, name: $name }) { entry { seq } } }`,
+				{ id: sessionId, name },
+			);
+			const before = await query<Listed>(LIST, { name });
+			expect(before.named.edges.map((e) => e.node.sessionId)).toEqual([sessionId]);
+
+			const { archiveSession } = await query<{ archiveSession: { archivedAt: string; lastSeq: number } }>(
+				ARCHIVE,
+				{ id: sessionId },
+			);
+			expect(Date.parse(archiveSession.archivedAt)).toBeGreaterThan(0);
+			await rejected(APPEND, { input: { sessionId, entry: { message: userMessage("late") } } }, "ARCHIVED", {
+				field: "sessionId",
+				message: /archived/,
+				watch: sessionId,
+			});
+			await rejected(MOVE, { input: { sessionId, targetId: "u1" } }, "ARCHIVED", { watch: sessionId });
+			const hidden = await query<Listed>(LIST, { name });
+			expect(hidden.named.edges).toEqual([]);
+			expect(hidden.all.totalCount).toBe(before.all.totalCount - 1);
+			const asked = await query<Listed>(LIST, { name, archived: true });
+			expect(asked.named.edges.map((e) => e.node)).toEqual([
+				{ sessionId, archivedAt: archiveSession.archivedAt },
+			]);
+			// Still readable by id.
+			expect((await log(sessionId)).entries.totalCount).toBe(archiveSession.lastSeq);
+
+			const { unarchiveSession } = await query<{ unarchiveSession: { archivedAt: null } }>(UNARCHIVE, {
+				id: sessionId,
+			});
+			expect(unarchiveSession.archivedAt).toBeNull();
+			expect((await append(sessionId, { message: userMessage("back") })).entry.seq).toBe(
+				archiveSession.lastSeq + 1,
+			);
+			expect((await query<Listed>(LIST, { name })).named.edges.map((e) => e.node.sessionId)).toEqual([
+				sessionId,
+			]);
+		});
+
+		it("archiving a missing session is NOT_FOUND and writes nothing", async () => {
+			const response = await request(ARCHIVE, { id: uniqueId("missing") });
+			expectError(response, "NOT_FOUND", { field: "sessionId" });
+			expect(response.data ?? null).toBeNull();
+		});
+	});
+
 	describe("mutations that succeed", () => {
 		it("createSession keeps the caller's fields, or generates a UUIDv7 id", async () => {
 			const sessionId = uniqueId("created");

@@ -279,6 +279,28 @@ export function isolationSuite(backend: BackendName) {
 				"NOT_FOUND",
 			);
 		},
+		archiveSession: async () => {
+			expectError(
+				await sameAsNowhere(
+					(id) => `mutation { archiveSession(input: { sessionId: "${id}" }) { sessionId } }`,
+				),
+				"NOT_FOUND",
+			);
+			// B's session is as it was: not archived by another workspace's call.
+			const { session } = await okAs<{ session: { archivedAt: string | null } }>(
+				bob,
+				`{ session(sessionId: "${secret}") { archivedAt } }`,
+			);
+			expect(session.archivedAt).toBeNull();
+		},
+		unarchiveSession: async () => {
+			expectError(
+				await sameAsNowhere(
+					(id) => `mutation { unarchiveSession(input: { sessionId: "${id}" }) { sessionId } }`,
+				),
+				"NOT_FOUND",
+			);
+		},
 		forkSession: async () => {
 			expectError(
 				await sameAsNowhere((id) => `mutation { forkSession(input: { sessionId: "${id}" }) { sessionId } }`),

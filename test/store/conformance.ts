@@ -19,6 +19,7 @@ import { rejectsWithCode } from "../support/expect.js";
 import { buildSessionContext, SessionManager } from "../support/pi-oracle.js";
 import { piDirectory } from "../support/pi-sessions.js";
 import { propertyRuns } from "../support/runs.js";
+import { archiveSuite } from "./archive.js";
 import type { Backend } from "./backends.js";
 import { continuationSuite } from "./continuation.js";
 import { metricsProperty } from "./metrics-property.js";
@@ -102,6 +103,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 
 	piTodaySuite(store, workspace);
 	continuationSuite(store, workspace);
+	archiveSuite(store, workspace);
 
 	describe("sessions", () => {
 		it("creates a session with a generated UUIDv7 id and an empty pointer", async () => {

@@ -10,6 +10,7 @@ import { isSessionError } from "../../src/session/errors.js";
 import { openPostgres } from "../../src/store/postgres/open.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
+import { rejectsWithCode } from "../support/expect.js";
 
 const ws = "ws-optimistic";
 const user = (text: string) => ({ type: "message", message: { role: "user", content: text } }) as const;
@@ -73,6 +74,25 @@ describe("optimistic tree writes on Postgres, two processes on one database", ()
 		expect(new Set(results.map((r) => r.entry.seq)).size).toBe(60);
 		await expectOneChain(a, "race", 60);
 		await expectOneChain(b, "race", 60);
+	});
+
+	it("a session the other process archived refuses this process's write, though it remembers the row as active", async () => {
+		await a.createSession(ws, { sessionId: "archived-elsewhere" });
+		await a.appendEntry(ws, "archived-elsewhere", user("remembered"));
+		await b.setArchived(ws, "archived-elsewhere", true);
+		await rejectsWithCode(a.appendEntry(ws, "archived-elsewhere", user("too late")), "ARCHIVED");
+		await expectOneChain(b, "archived-elsewhere", 1);
+		// Appends racing the archive either land before it or are refused: never after it.
+		await b.setArchived(ws, "archived-elsewhere", false);
+		const racing = await Promise.allSettled([
+			...Array.from({ length: 20 }, (_, i) => a.appendEntry(ws, "archived-elsewhere", user(`r${i}`))),
+			b.setArchived(ws, "archived-elsewhere", true),
+		]);
+		const landed = racing.slice(0, 20).filter((r) => r.status === "fulfilled").length;
+		for (const r of racing.slice(0, 20))
+			if (r.status === "rejected") expect((r.reason as { code?: string }).code).toBe("ARCHIVED");
+		await expectOneChain(b, "archived-elsewhere", 1 + landed);
+		await rejectsWithCode(a.appendEntry(ws, "archived-elsewhere", user("after")), "ARCHIVED");
 	});
 
 	it("a write after the other process wrote plans on the session as it is, not as this process last left it", async () => {

@@ -33,6 +33,10 @@ const ForkSessionInput = builder.inputType("ForkSessionInput", {
 	}),
 });
 
+const ArchiveSessionInput = builder.inputType("ArchiveSessionInput", {
+	fields: (t) => ({ sessionId: t.string({ required: true }) }),
+});
+
 const ImportSessionInput = builder.inputType("ImportSessionInput", {
 	fields: (t) => ({
 		jsonl: t.string({ required: true, description: "A pi session file (JSONL, versions 1-3)." }),
@@ -78,6 +82,19 @@ builder.mutationFields((t) => ({
 		args: { input: t.arg({ type: RenameSessionInput, required: true }) },
 		resolve: (_, { input }, { store, workspaceId, identity }) =>
 			store.renameSession(workspaceId, input.sessionId, input.name, { author: identity.subject }),
+	}),
+	archiveSession: t.field({
+		type: SessionRef,
+		description:
+			"Archive the session: read-only (every write is ARCHIVED) and hidden from `sessions` unless its filter asks for archived ones; nothing of it is lost, and unarchiveSession brings it back. Archiving an archived session keeps its archivedAt.",
+		args: { input: t.arg({ type: ArchiveSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) => store.setArchived(workspaceId, input.sessionId, true),
+	}),
+	unarchiveSession: t.field({
+		type: SessionRef,
+		description: "Bring an archived session back: writable and listed again (a no-op for an active one).",
+		args: { input: t.arg({ type: ArchiveSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) => store.setArchived(workspaceId, input.sessionId, false),
 	}),
 	forkSession: t.field({
 		type: SessionRef,

@@ -73,6 +73,13 @@ SessionRef.implement({
 			description: "Header fields kept from an imported pi file (provider, modelId, branchedFrom, …).",
 			resolve: (s) => s.headerExtra,
 		}),
+		archivedAt: t.field({
+			type: "DateTime",
+			nullable: true,
+			description:
+				"When the session was archived (archiveSession); null while active. An archived session is read-only (a write is ARCHIVED) and listed only by `sessions(filter: { archived: true })`.",
+			resolve: (s) => s.archivedAt,
+		}),
 		leafId: t.exposeString("leafId", {
 			nullable: true,
 			description: "Current leaf pointer; null before the first entry or after moving to the root.",
@@ -258,6 +265,10 @@ const SessionFilterInput = builder.inputType("SessionFilter", {
 		model: t.string({ description: "Sessions in which an assistant message names this model." }),
 		nameContains: t.string({ description: "The name contains this text, ignoring case." }),
 		parentSessionId: t.string({ description: "Sessions forked from this one." }),
+		archived: t.boolean({
+			description:
+				"True: only archived sessions. False or absent: only active ones (archived ones are hidden).",
+		}),
 	}),
 });
 

@@ -116,6 +116,7 @@ const FORWARDED: Record<Exclude<Method, Adapted>, true> = {
 	moveLeaf: true,
 	setLabel: true,
 	renameSession: true,
+	setArchived: true,
 	getEntry: true,
 	getEntries: true,
 	listEntries: true,

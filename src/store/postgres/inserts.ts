@@ -228,7 +228,7 @@ export function conditionalAppend(): SQL {
 				updatedAt: sql`${p("updatedAt")}::timestamptz`,
 			})}
 			where ${sessions.workspaceId} = ${p("ws")}::text and ${sessions.id} = ${p("sessionId")}::text
-				and ${sessions.lastSeq} = ${p("expectedSeq")}::integer
+				and ${sessions.lastSeq} = ${p("expectedSeq")}::integer and ${sessions.archivedAt} is null
 			returning ${sessions.key} as key
 		), appended as (
 			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}

@@ -9,7 +9,7 @@
  * finds the SQL of a call in one place (the tree views' are ./tree.ts, the
  * metrics' ./analytics/metrics.ts, the writes' ./writes.ts and ./inserts.ts).
  */
-import { and, count, eq, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, isNull, notExists, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { ENTRY_TYPES, OTHER_TYPE } from "../../session/entry.js";
 import { type JsonText, parseJsonText } from "../../session/raw-json.js";
@@ -76,6 +76,8 @@ export function sessionWindowRows(db: Db, ws: string, window: SessionWindow): Pr
 		.where(
 			and(
 				eq(sessions.workspaceId, ws),
+				// The unfiltered list is the active sessions (an archived one is asked for by a filter).
+				isNull(sessions.archivedAt),
 				window.after
 					? sql`${key} < (${window.after.updatedAt}::timestamptz, ${window.after.sessionId})`
 					: undefined,
@@ -94,7 +96,10 @@ export function sessionWindowRows(db: Db, ws: string, window: SessionWindow): Pr
 }
 
 export async function countSessions(db: Db, ws: string): Promise<number> {
-	const [row] = await db.select({ n: count() }).from(sessions).where(eq(sessions.workspaceId, ws));
+	const [row] = await db
+		.select({ n: count() })
+		.from(sessions)
+		.where(and(eq(sessions.workspaceId, ws), isNull(sessions.archivedAt)));
 	return Number(row?.n ?? 0);
 }
 

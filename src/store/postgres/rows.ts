@@ -60,6 +60,7 @@ export const sessionColumns = {
 	lastSeq: sessions.lastSeq,
 	entryCount: sessions.entryCount,
 	header: sessions.header,
+	archivedAt: isoText(sessions.archivedAt),
 } satisfies Record<keyof SessionRow, PgColumn | SQL>;
 
 /**
@@ -116,6 +117,7 @@ export function toRecord(row: SessionRow): SessionRecord {
 		lastSeq: Number(row.lastSeq),
 		entryCount: Number(row.entryCount),
 		headerExtra: json(row.header),
+		archivedAt: row.archivedAt,
 	};
 }
 

@@ -46,6 +46,8 @@ export const sessions = pgTable(
 		entryCount: integer("entry_count").notNull().default(0),
 		/** Header fields kept from an imported file. */
 		header: jsonb("header").$type<Record<string, unknown>>().notNull().default({}),
+		/** Set while the session is archived (read-only, hidden from the list); null while active. */
+		archivedAt: timestamp("archived_at", { withTimezone: true, precision: 3, mode: "string" }),
 	},
 	(t) => [
 		primaryKey({ columns: [t.workspaceId, t.id] }),

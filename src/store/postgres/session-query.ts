@@ -21,7 +21,11 @@ type Row = SessionRow & { sortValue: number | string; total: number };
 
 export async function findSessions(db: Db, ws: string, query: SessionQuery): Promise<Page<SessionRecord>> {
 	const { filter, order } = query;
-	const conditions: SQL[] = [sql`${sessions.workspaceId} = ${ws}`];
+	const conditions: SQL[] = [
+		sql`${sessions.workspaceId} = ${ws}`,
+		// Archived sessions only when asked for, and then only they (store/session-query.ts matches).
+		filter.archived === true ? sql`${sessions.archivedAt} is not null` : sql`${sessions.archivedAt} is null`,
+	];
 	if (filter.updatedAfter) conditions.push(sql`${sessions.updatedAt} >= ${filter.updatedAfter}::timestamptz`);
 	if (filter.updatedBefore)
 		conditions.push(sql`${sessions.updatedAt} < ${filter.updatedBefore}::timestamptz`);

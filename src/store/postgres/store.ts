@@ -9,7 +9,7 @@
  * One file: the interface's one implementation for both backends, a method
  * per SessionStore method, each a few lines choosing statements.
  */
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { checkMetricsQuery, type MetricsQuery, type MetricsResult } from "../../session/analytics/metrics.js";
 import type { SessionStats } from "../../session/analytics/session-stats.js";
 import { projectContext } from "../../session/context.js";
@@ -105,7 +105,8 @@ import {
 	sessionWithLogRows,
 	tipRows,
 } from "./queries.js";
-import { setLabels, toRecord, toStored } from "./rows.js";
+import { sessionColumns, setLabels, toRecord, toStored } from "./rows.js";
+import { sessions } from "./schema.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
 import { statement } from "./statements.js";
@@ -284,6 +285,17 @@ export class PgStore implements SessionStore {
 		options: AuthorOptions = {},
 	): Promise<AppendResult> {
 		return appendResult(await this.writes.write(ws, renameWrite(sessionId, name, options, this.limits)));
+	}
+
+	async setArchived(ws: string, sessionId: string, archived: boolean): Promise<SessionRecord> {
+		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+		const [row] = await this.db
+			.update(sessions)
+			.set({ archivedAt: archived ? sql`coalesce(${sessions.archivedAt}, now())` : null })
+			.where(and(eq(sessions.workspaceId, ws), eq(sessions.id, sessionId)))
+			.returning(sessionColumns);
+		if (!row) throw notFoundSession(sessionId);
+		return toRecord(row);
 	}
 
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
