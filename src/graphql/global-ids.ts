@@ -39,17 +39,33 @@ export function decodeGlobalId(id: string): GlobalId {
 	throw invalidInput("id", "is not a global id from this API");
 }
 
-/** The plugin's decodeGlobalID: the opaque id to its kind and the id parts encodeGlobalId took. */
+/** The typename of an id that is not one of this API's: refused where it is used (globalIdOf). */
+const NOT_OURS = "";
+
+/**
+ * The plugin's decodeGlobalID: the opaque id to its kind and the id parts
+ * encodeGlobalId took. It never throws: the plugin decodes arguments before
+ * the scope check runs, and a caller without the read scope must hear
+ * FORBIDDEN whatever id it sends; an id that is not ours is refused by
+ * globalIdOf, in the resolver.
+ */
 export function decodeGlobalIdParts(id: string): { typename: string; id: string } {
-	const decoded = decodeGlobalId(id);
-	return decoded.kind === "Session"
-		? { typename: "Session", id: decoded.sessionId }
-		: { typename: "Entry", id: JSON.stringify([decoded.sessionId, decoded.entryId]) };
+	try {
+		const decoded = decodeGlobalId(String(id));
+		return decoded.kind === "Session"
+			? { typename: "Session", id: decoded.sessionId }
+			: { typename: "Entry", id: JSON.stringify([decoded.sessionId, decoded.entryId]) };
+	} catch {
+		return { typename: NOT_OURS, id: String(id) };
+	}
 }
 
-/** The GlobalId the plugin's decoded parts name. */
+/** The GlobalId the plugin's decoded parts name; INVALID_INPUT (`id`) for an id that is not ours. */
 export function globalIdOf(parts: { typename: string; id: string }): GlobalId {
 	if (parts.typename === "Session") return { kind: "Session", sessionId: parts.id };
-	const [sessionId, entryId] = JSON.parse(parts.id) as [string, string];
-	return { kind: "Entry", sessionId, entryId };
+	if (parts.typename === "Entry") {
+		const [sessionId, entryId] = JSON.parse(parts.id) as [string, string];
+		return { kind: "Entry", sessionId, entryId };
+	}
+	return decodeGlobalId(parts.id);
 }

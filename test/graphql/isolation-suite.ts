@@ -502,6 +502,18 @@ export function isolationSuite(backend: BackendName) {
 			await okAs(aliceReader, "{ sessions(first: 1) { totalCount } }");
 		});
 
+		it("a read without the read scope is FORBIDDEN whatever its arguments are, a malformed id included", async () => {
+			const writer = await caller("writer", "team-a", "write");
+			for (const query of [
+				`{ node(id: "garbage") { id } }`,
+				"{ node(id: 123) { id } }",
+				"{ sessions(first: 1) { totalCount } }",
+			])
+				expectError(await as(writer, query), "FORBIDDEN", { message: /read scope/ });
+			// With the scope, the malformed id is the caller's error.
+			expectError(await as(alice, `{ node(id: "garbage") { id } }`), "INVALID_INPUT", { field: "id" });
+		});
+
 		it("no token, a malformed or a wrongly signed token is 401 UNAUTHENTICATED, and nothing runs", async () => {
 			const sessionId = uniqueId("unauth");
 			const mutation = `mutation { createSession(input: { sessionId: "${sessionId}" }) { sessionId } }`;
