@@ -8,15 +8,17 @@
  * `MAX_OPERATION_NAMES` distinct names are kept and any later one is
  * counted as "(other)", so no client can grow the registry without limit.
  *
- * The GraphQL pipeline's timings (an operation from parse to result, and
- * each phase: parse, validate, context, execute, subscribe) come from
- * Yoga's Prometheus plugin on the same registry
- * (`usePrometheusPipeline`), named and labelled like the rest. Its request
- * and error counters and its HTTP histogram are off: the server's own carry
- * the transport and the error code clients see, and time every route, not
- * only GraphQL requests.
+ * The GraphQL pipeline's phases (parse, validate, execute, subscribe) are
+ * timed by Yoga's Prometheus plugin on the same registry
+ * (`usePrometheusPipeline`), named and labelled like the rest (the
+ * operation a request runs, as the counters name it). Its request and error
+ * counters, request duration and HTTP histogram are off: the server's own
+ * carry the transport and the error code clients see, time an operation
+ * from its request (the plugin's starts at execute) and time every route,
+ * not only GraphQL requests.
  */
 import { createHistogram, type FillLabelsFnParams, usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import { getOperationAST } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Services } from "../services.js";
@@ -32,6 +34,7 @@ export interface OperationObservation {
 	name: string | undefined;
 	/** Error codes of the result; none for a success. */
 	codes: readonly string[];
+	seconds?: number;
 }
 
 export interface ServerMetrics {
@@ -65,12 +68,19 @@ function transportOfContext(context: unknown, type: string | undefined): Transpo
 /** Yoga's Prometheus plugin for the GraphQL pipeline (see the header), on `metrics`' registry. */
 export function usePrometheusPipeline(metrics: ServerMetrics): Plugin {
 	const { registry } = metrics;
-	const labels = (params: FillLabelsFnParams, context: unknown) => ({
-		transport: transportOfContext(context, params.operationType),
-		type: params.operationType ?? "unknown",
-		operation: metrics.operationLabel(params.operationName),
-	});
-	const histogram = <P extends "parse" | "validate" | "context" | "execute" | "subscribe">(
+	// The operation the request runs (the plugin's own labels take a document's first definition,
+	// a fragment's name included), named as the server's counters name it.
+	const labels = (params: FillLabelsFnParams, context: unknown) => {
+		const asked = (context as { params?: { operationName?: string | null } } | undefined)?.params;
+		const operation = params.document ? getOperationAST(params.document, asked?.operationName) : null;
+		const type = operation?.operation ?? "unknown";
+		return {
+			transport: transportOfContext(context, type),
+			type,
+			operation: metrics.operationLabel(operation?.name?.value),
+		};
+	};
+	const histogram = <P extends "parse" | "validate" | "execute" | "subscribe">(
 		phase: P,
 		name: string,
 		help: string,
@@ -85,17 +95,8 @@ export function usePrometheusPipeline(metrics: ServerMetrics): Plugin {
 		registry,
 		endpoint: false,
 		metrics: {
-			graphql_envelop_request_duration: createHistogram({
-				registry,
-				histogram: {
-					name: "session_tree_graphql_operation_duration_seconds",
-					help: "Time from parse to result of queries and mutations",
-					labelNames: ["transport", "type", "operation"],
-					buckets: BUCKETS,
-				},
-				fillLabelsFn: labels,
-				phases: ["execute"],
-			}),
+			// The server's own histogram times request to result (createMetrics above).
+			graphql_envelop_request_duration: false,
 			graphql_envelop_phase_parse: histogram(
 				"parse",
 				"session_tree_graphql_parse_seconds",
@@ -106,11 +107,8 @@ export function usePrometheusPipeline(metrics: ServerMetrics): Plugin {
 				"session_tree_graphql_validate_seconds",
 				"Time validating operations",
 			),
-			graphql_envelop_phase_context: histogram(
-				"context",
-				"session_tree_graphql_context_seconds",
-				"Time building an operation's context (authentication, loaders)",
-			),
+			// Envelop times context building within one synchronous call: it would always read 0.
+			graphql_envelop_phase_context: false,
 			graphql_envelop_phase_execute: histogram(
 				"execute",
 				"session_tree_graphql_execute_seconds",
@@ -159,6 +157,13 @@ export function createMetrics(
 		name: "session_tree_graphql_errors_total",
 		help: "Errors in GraphQL results by operation and code",
 		labelNames: ["transport", "type", "operation", "code"],
+		registers,
+	});
+	const duration = new Histogram({
+		name: "session_tree_graphql_operation_duration_seconds",
+		help: "Time from request to result of queries and mutations (subscriptions: until the stream starts)",
+		labelNames: ["transport", "type", "operation"],
+		buckets: BUCKETS,
 		registers,
 	});
 	const mutations = new Counter({
@@ -268,10 +273,11 @@ export function createMetrics(
 	return {
 		registry,
 		operationLabel: nameOf,
-		operation({ transport, type, name, codes }) {
+		operation({ transport, type, name, codes, seconds }) {
 			const operation = nameOf(name);
 			operations.inc({ transport, type, operation, code: codes[0] ?? "OK" });
 			for (const code of codes) errors.inc({ transport, type, operation, code });
+			if (seconds !== undefined) duration.observe({ transport, type, operation }, seconds);
 		},
 		mutationField(field, code) {
 			mutations.inc({ field, code });

@@ -130,7 +130,7 @@ export function telemetry(
 					}
 					if (transportOf(ctx) === "graphql-ws") {
 						const seconds = (performance.now() - began) / 1000;
-						metrics?.operation({ transport: "graphql-ws", type, name, codes });
+						metrics?.operation({ transport: "graphql-ws", type, name, codes, seconds });
 						logger.info("operation", {
 							transport: "graphql-ws",
 							operation: type,
@@ -211,6 +211,7 @@ export function telemetry(
 					type: record.type ?? "unknown",
 					name: record.name,
 					codes: record.codes,
+					...(record.subscription ? {} : { seconds }),
 				});
 			}
 			const fields = {

@@ -191,7 +191,7 @@ describe("metrics, health and request logs", () => {
 				'session_tree_graphql_execute_seconds_count{transport="http",type="mutation",operation="Append"}',
 			),
 		).toBe(3);
-		for (const phase of ["parse", "validate", "context"])
+		for (const phase of ["parse", "validate"])
 			expect(
 				after.get(
 					`session_tree_graphql_${phase}_seconds_count{transport="http",type="mutation",operation="Append"}`,
@@ -253,6 +253,33 @@ describe("metrics, health and request logs", () => {
 				.reduce((sum, [, v]) => sum + v, 0);
 		expect(started("sse")).toBeGreaterThanOrEqual(1);
 		expect(started("graphql-ws")).toBeGreaterThanOrEqual(1);
+	});
+
+	it("labels the pipeline's phases with the operation the request runs, as the counters name it", async () => {
+		const chosen = await post(server, {
+			query: `fragment Typename on Query { __typename } query A { ...Typename } mutation B { createSession(input: { sessionId: "labelled" }) { sessionId } }`,
+			operationName: "B",
+		});
+		expect(chosen.body.errors).toBeUndefined();
+		expect((await post(server, { query: "{ __typename }" })).body.errors).toBeUndefined();
+		const after = await scrape(server);
+		const execute = [...after.keys()].filter((k) =>
+			k.startsWith("session_tree_graphql_execute_seconds_count"),
+		);
+		expect(execute).toContain(
+			'session_tree_graphql_execute_seconds_count{transport="http",type="mutation",operation="B"}',
+		);
+		expect(execute).toContain(
+			'session_tree_graphql_execute_seconds_count{transport="http",type="query",operation="(anonymous)"}',
+		);
+		expect(execute.filter((k) => k.includes('operation="A"') || k.includes('operation="Typename"'))).toEqual(
+			[],
+		);
+		expect(
+			after.get(
+				'session_tree_graphql_operations_total{transport="http",type="mutation",operation="B",code="OK"}',
+			),
+		).toBe(1);
 	});
 
 	it("bounds the operation names it labels: a client inventing names cannot grow the registry", async () => {
