@@ -124,7 +124,17 @@ export class MemoryDatabase {
 		fromSeq: number;
 		toSeq: number;
 		created: boolean;
+		/** Its session was deleted: read by no one (kept, so that every later record keeps its position). */
+		removed?: boolean;
 	}> = [];
+
+	private lastKey = 0;
+
+	/** A new session's key: never reused, a deleted session's included (as Postgres' identity column). */
+	nextKey(): number {
+		this.lastKey += 1;
+		return this.lastKey;
+	}
 
 	/** Log a committed write; its place in `activity` (1-based) is its position. */
 	logActivity(ws: string, session: MemorySession, fromSeq: number, toSeq: number, created: boolean): void {
@@ -179,7 +189,7 @@ export class MemoryStore implements SessionStore {
 		if (this.db.sessions.has(id)) throw sessionIdTaken(record.sessionId);
 		const log = copy([...rows]);
 		const session = {
-			key: this.db.sessions.size + 1,
+			key: this.db.nextKey(),
 			record: copy(record),
 			log,
 			byId: new Map(log.map((e) => [e.entry.id, e])),
@@ -263,6 +273,15 @@ export class MemoryStore implements SessionStore {
 			const session = this.require(ws, sessionId);
 			const { archivedAt } = session.record;
 			session.record = { ...session.record, archivedAt: archived ? (archivedAt ?? systemClock.now()) : null };
+			return copy(session.record);
+		});
+	}
+
+	async deleteSession(ws: string, sessionId: string): Promise<SessionRecord> {
+		return this.db.locks.run(key(ws, sessionId), async () => {
+			const session = this.require(ws, sessionId);
+			this.db.sessions.delete(key(ws, sessionId));
+			for (const write of this.db.activity) if (write.key === session.key) write.removed = true;
 			return copy(session.record);
 		});
 	}
@@ -442,7 +461,7 @@ export class MemoryStore implements SessionStore {
 	async activity(ws: string, query: ActivityQuery): Promise<ActivityRecord[]> {
 		const record = (i: number): ActivityRecord | null => {
 			const write = this.db.activity[i];
-			if (write?.ws !== ws) return null;
+			if (write?.ws !== ws || write.removed) return null;
 			const { sessionId, key, fromSeq, toSeq, created } = write;
 			return {
 				cursor: activityCursor({ xid: String(i + 1), key, toSeq }),

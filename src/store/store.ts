@@ -310,6 +310,14 @@ export interface TreeStore {
 	 * no entry: the log is unchanged. NOT_FOUND for a missing session.
 	 */
 	setArchived(ws: string, sessionId: string, archived: boolean): Promise<SessionRecord>;
+	/**
+	 * Delete the session and everything derived from it (its entries, their
+	 * rollups and turns, its activity records), the one exception to
+	 * append-only (design/tree-rules.md#deleting-a-session-planned-issue-30);
+	 * the record it had. A write racing it commits before it (and is deleted
+	 * with it) or is NOT_FOUND; NOT_FOUND for a missing session.
+	 */
+	deleteSession(ws: string, sessionId: string): Promise<SessionRecord>;
 
 	getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null>;
 	/** Entries by id, for batching; missing ones are absent from the map. */

@@ -22,6 +22,7 @@ import { propertyRuns } from "../support/runs.js";
 import { archiveSuite } from "./archive.js";
 import type { Backend } from "./backends.js";
 import { continuationSuite } from "./continuation.js";
+import { deleteSuite } from "./delete.js";
 import { metricsProperty } from "./metrics-property.js";
 import { piTodaySuite } from "./pi-today.js";
 import { randomTreeProperty } from "./random-trees.js";
@@ -104,6 +105,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 	piTodaySuite(store, workspace);
 	continuationSuite(store, workspace);
 	archiveSuite(store, workspace);
+	deleteSuite(store, workspace);
 
 	describe("sessions", () => {
 		it("creates a session with a generated UUIDv7 id and an empty pointer", async () => {

@@ -117,6 +117,7 @@ const FORWARDED: Record<Exclude<Method, Adapted>, true> = {
 	setLabel: true,
 	renameSession: true,
 	setArchived: true,
+	deleteSession: true,
 	getEntry: true,
 	getEntries: true,
 	listEntries: true,

@@ -82,7 +82,7 @@ import {
 	renameWrite,
 	systemClock,
 } from "../write.js";
-import { dirtyWorkspaces, FoldSchedule, foldWorkspace } from "./analytics/fold.js";
+import { dirtyWorkspaces, FoldSchedule, foldWorkspace, removeSessionRollups } from "./analytics/fold.js";
 import { rollupMetrics } from "./analytics/metrics.js";
 import { rebuildSessionRollups, sessionStatsOf } from "./analytics/session-stats.js";
 import type { Db } from "./db.js";
@@ -106,7 +106,7 @@ import {
 	tipRows,
 } from "./queries.js";
 import { sessionColumns, setLabels, toRecord, toStored } from "./rows.js";
-import { sessions } from "./schema.js";
+import { activityLog, assistantTurns, entries, sessions } from "./schema.js";
 import { searchEntries } from "./search.js";
 import { findSessions } from "./session-query.js";
 import { statement } from "./statements.js";
@@ -298,6 +298,31 @@ export class PgStore implements SessionStore {
 		return toRecord(row);
 	}
 
+	async deleteSession(ws: string, sessionId: string): Promise<SessionRecord> {
+		if (!isStorableText(sessionId)) throw notFoundSession(sessionId);
+		const deleted = await this.db.transaction(async (tx) => {
+			await this.bulkTimeout(tx);
+			// The row lock: a write to the session waits, then finds no session (NOT_FOUND).
+			const [row] = await tx
+				.select({ key: sessions.key, session: sessionColumns })
+				.from(sessions)
+				.where(and(eq(sessions.workspaceId, ws), eq(sessions.id, sessionId)))
+				.for("update");
+			if (!row) throw notFoundSession(sessionId);
+			const { key } = row;
+			// The entries trigger lets this transaction delete this session's entries, and nothing else.
+			await tx.execute(sql`select set_config('session_tree.deleting_session', ${String(key)}, true)`);
+			await removeSessionRollups(tx, ws, key);
+			await tx.delete(assistantTurns).where(eq(assistantTurns.sessionKey, key));
+			await tx.delete(activityLog).where(eq(activityLog.sessionKey, key));
+			await tx.delete(entries).where(eq(entries.sessionKey, key));
+			await tx.delete(sessions).where(eq(sessions.key, key));
+			return toRecord(row.session);
+		});
+		this.writes.forget(ws, sessionId);
+		return deleted;
+	}
+
 	async getEntry(ws: string, sessionId: string, entryId: string): Promise<StoredEntry | null> {
 		return (await this.getEntries(ws, sessionId, [entryId])).get(entryId) ?? null;
 	}
@@ -430,10 +455,11 @@ export class PgStore implements SessionStore {
 			return { nodes: [], hasNextPage: false };
 		}
 		const leafId = rows[0]?.leafId ?? null;
+		const sessionKey = String(rows[0]?.sessionKey);
 		const onPath =
 			leafId === null
 				? new Set<string>()
-				: await this.paths.pathOf([ws, sessionId, leafId], async () =>
+				: await this.paths.pathOf([sessionKey, leafId], async () =>
 						(
 							await this.walk(this.db, ws, sessionId, leafId, "full", "fromId", {
 								omit: { payload: true, timestamp: true },

@@ -21,13 +21,21 @@ import { executeRows } from "./statements.js";
 const of = (alias: string, column: PgColumn) => sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`;
 
 /** A node row of a tree page: the entry, its child nodes' count, its current label, and the session's leaf. */
-export type TreeRow = EntryRow & { childCount: number; label: string | null; leafId: string | null };
+export type TreeRow = EntryRow & {
+	childCount: number;
+	label: string | null;
+	leafId: string | null;
+	/** The session's key (sessions.key, never reused): what its cached paths are kept under. */
+	sessionKey: number;
+};
 
 /**
  * The ids on the path root → a node, kept per node: a node's ancestors never
  * change (the log is append-only), so the path of a session's leaf is read
- * once and every later page of its tree uses it while the leaf stays. Bounded
- * by the ids it holds, least recently used first out.
+ * once and every later page of its tree uses it while the leaf stays. Kept
+ * under the session's key, which is never reused: a session deleted and
+ * created again under its id is another session. Bounded by the ids it
+ * holds, least recently used first out.
  */
 export class PathCache {
 	private readonly paths = new Map<string, ReadonlySet<string>>();
@@ -92,7 +100,7 @@ export function treePageRows(
 	const leafId = sql`(select ${sessions.leafId} from ${sessions} where ${sessions.workspaceId} = ${ws} and ${sessions.id} = ${sessionId})`;
 	return executeRows<TreeRow>(
 		db,
-		sql`select ${selectList({ ...entryColumns, childCount, label, leafId })} from ${entries}
+		sql`select ${selectList({ ...entryColumns, childCount, label, leafId, sessionKey: entries.sessionKey })} from ${entries}
 		where ${entries.sessionKey} = ${key} and ${entries.seq} > ${afterSeq} and ${entries.type} <> 'leaf'
 		order by ${entries.seq} limit ${limit}`,
 	);

@@ -208,6 +208,11 @@ export class PgWrites {
 		return outcome;
 	}
 
+	/** A deleted session's remembered row goes: a session created again under its id starts afresh. */
+	forget(ws: string, sessionId: string): void {
+		this.remembered.delete(JSON.stringify([ws, sessionId]));
+	}
+
 	private remember(key: string, session: SessionRecord): void {
 		this.remembered.delete(key);
 		this.remembered.set(key, session);

@@ -24,7 +24,9 @@
  * - session rows are never deleted by writes: a rebuild zeroes a row instead
  *   (and marks it dirty), because a deleted row would leave its key's
  *   workspace row counting it with no dirty row to say so. A fold deletes the
- *   zero rows it clears, and the workspace rows whose sum is zero.
+ *   zero rows it clears, and the workspace rows whose sum is zero. Deleting
+ *   a session deletes its rows and recomputes their keys' workspace rows in
+ *   one statement, under the fold's turn (removeSessionRollups).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
@@ -98,6 +100,46 @@ const FOLD_BATCH = 2_000;
 /** A number identifying the workspace's fold turn (pg_try_advisory_xact_lock). */
 const turnOf = (ws: string) => sql`hashtext(${`workspace_rollups:${ws}`})`;
 
+const FIGURES = ROLLUP_FIGURES.map((f) => usageRollups[f]);
+const EXTREMES = EXTREME_COLUMNS.map((e) => e.column);
+
+/**
+ * The body of a `sums` CTE: per key of the `keys` CTE, the figures and
+ * extremes of the workspace's session rows with that key (leaving out the
+ * session `without`, a deleted one whose rows the statement still sees).
+ */
+function keySums(ws: string, without?: number): SQL {
+	const key = keyColumns("k");
+	return sql`select ${sql.join(key, sql`, `)}, ${sql.join(
+		[
+			...FIGURES.map((c) => sql`sum(${ref("x", c)}) as ${bare(c)}`),
+			...EXTREME_COLUMNS.map(({ column, merge }) => sql`${merge}(${ref("x", column)}) as ${bare(column)}`),
+		],
+		sql`, `,
+	)}
+		from keys as k join ${usageRollups} as x on ${sameKey("k", "x")}
+		where ${ref("x", usageRollups.sessionKey)} in ${workspaceSessions(ws)}
+			${without === undefined ? sql`` : sql`and ${ref("x", usageRollups.sessionKey)} <> ${without}`}
+		group by ${sql.join(key, sql`, `)}`;
+}
+
+/** The body of a `written` CTE: the workspace rows of the `sums` CTE's keys that count something. */
+function writeSums(ws: string): SQL {
+	return sql`insert into ${workspaceRollups} (${bare(workspaceRollups.workspaceId)}, ${sql.join(
+		KEY_FIELDS.map((f) => bare(workspaceRollups[f])),
+		sql`, `,
+	)}, ${sql.join([...FIGURES, ...EXTREMES].map(bare), sql`, `)})
+		select ${ws}, ${sql.join(keyColumns("sums"), sql`, `)}, ${sql.join(
+			[...FIGURES, ...EXTREMES].map((c) => ref("sums", c)),
+			sql`, `,
+		)}
+		from sums where not ${countsNothing("sums")}
+		on conflict on constraint workspace_rollups_pk do update set ${sql.join(
+			[...FIGURES, ...EXTREMES].map((c) => sql`${bare(c)} = excluded.${bare(c)}`),
+			sql`, `,
+		)}`;
+}
+
 /**
  * One fold batch in its own transaction: null when another fold of the
  * workspace has the turn, else the dirty rows it cleared.
@@ -118,41 +160,15 @@ async function foldBatch(db: Db, ws: string): Promise<number | null> {
 		);
 		if (locked.length === 0) return 0;
 		const rows = sql`array(select jsonb_array_elements_text(${JSON.stringify(locked.map((l) => l.row))}::jsonb)::tid)`;
-		const key = keyColumns("k");
-		const figures = ROLLUP_FIGURES.map((f) => usageRollups[f]);
-		const extremes = EXTREME_COLUMNS.map((e) => e.column);
 		// This statement's snapshot sees the locked rows as they are: nobody can change them before the commit.
 		await tx.execute(sql`with folded as (
 				select * from ${usageRollups} as f where ${ref("f", usageRollups.dirty)} and f.ctid = any(${rows})
 			), keys as (
 				select distinct ${sql.join(keyColumns("folded"), sql`, `)} from folded
 			), sums as (
-				select ${sql.join(key, sql`, `)}, ${sql.join(
-					[
-						...figures.map((c) => sql`sum(${ref("x", c)}) as ${bare(c)}`),
-						...EXTREME_COLUMNS.map(
-							({ column, merge }) => sql`${merge}(${ref("x", column)}) as ${bare(column)}`,
-						),
-					],
-					sql`, `,
-				)}
-				from keys as k join ${usageRollups} as x on ${sameKey("k", "x")}
-				where ${ref("x", usageRollups.sessionKey)} in ${workspaceSessions(ws)}
-				group by ${sql.join(key, sql`, `)}
+				${keySums(ws)}
 			), written as (
-				insert into ${workspaceRollups} (${bare(workspaceRollups.workspaceId)}, ${sql.join(
-					KEY_FIELDS.map((f) => bare(workspaceRollups[f])),
-					sql`, `,
-				)}, ${sql.join([...figures, ...extremes].map(bare), sql`, `)})
-				select ${ws}, ${sql.join(keyColumns("sums"), sql`, `)}, ${sql.join(
-					[...figures, ...extremes].map((c) => ref("sums", c)),
-					sql`, `,
-				)}
-				from sums where not ${countsNothing("sums")}
-				on conflict on constraint workspace_rollups_pk do update set ${sql.join(
-					[...figures, ...extremes].map((c) => sql`${bare(c)} = excluded.${bare(c)}`),
-					sql`, `,
-				)}
+				${writeSums(ws)}
 			), emptied as (
 				delete from ${workspaceRollups} as w using sums
 				where ${ref("w", workspaceRollups.workspaceId)} = ${ws} and ${sameKey("w", "sums")} and ${countsNothing("sums")}
@@ -209,6 +225,34 @@ export function zeroSessionRollups(sessionKey: number): SQL {
 		sql`, `,
 	)}, ${bare(usageRollups.dirty)} = true
 		where ${usageRollups.sessionKey} = ${sessionKey}`;
+}
+
+/**
+ * Removes a deleted session's rows (deleteSession, in its transaction) and
+ * brings the workspace rows of their keys back to the sum over the
+ * remaining sessions, under the workspace's fold turn (waited for: a fold
+ * that summed the session's rows must not write after this). Deleting
+ * rows is safe here though not for a rebuild (see the header): the
+ * workspace rows of every key the session had are recomputed in the same
+ * statement, so none is left counting the rows that are gone. Rows other
+ * sessions hold dirty keep their marks: their keys stay exact either way.
+ */
+export async function removeSessionRollups(tx: Db, ws: string, sessionKey: number): Promise<void> {
+	await tx.execute(sql`select pg_advisory_xact_lock(${turnOf(ws)})`);
+	// The scans below read the statement's snapshot, which still holds the deleted rows: excluded by key.
+	await tx.execute(sql`with gone as (
+			delete from ${usageRollups} as g where ${ref("g", usageRollups.sessionKey)} = ${sessionKey}
+			returning ${sql.join(keyColumns("g"), sql`, `)}
+		), keys as (
+			select distinct ${sql.join(keyColumns("gone"), sql`, `)} from gone
+		), sums as (
+			${keySums(ws, sessionKey)}
+		), written as (
+			${writeSums(ws)}
+		)
+		delete from ${workspaceRollups} as w using keys as k
+		where ${ref("w", workspaceRollups.workspaceId)} = ${ws} and ${sameKey("w", "k")}
+			and not exists (select 1 from sums as s where ${sameKey("s", "k")} and not ${countsNothing("s")})`);
 }
 
 /** How long after a write its workspace is folded: writes in between share one fold. */
