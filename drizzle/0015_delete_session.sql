@@ -1,5 +1,5 @@
 -- Entries stay append-only. The one exception is deleting a whole session
--- (deleteSession, design/tree-rules.md#deleting-a-session-planned-issue-30):
+-- (deleteSession, design/tree-rules.md#deleting-a-session):
 -- its transaction names the session's key in session_tree.deleting_session
 -- (set_config(..., true): for that transaction only), and only that
 -- session's rows may then be deleted. UPDATE and TRUNCATE stay refused.

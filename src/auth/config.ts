@@ -166,7 +166,7 @@ function clockTolerance(env: NodeJS.ProcessEnv): number {
 }
 
 export function anonymousWarning(workspace: string): string {
-	return `authentication is off: every caller is in workspace ${workspace} with read and write`;
+	return `authentication is off: every caller is in workspace ${workspace} with read, write and admin`;
 }
 
 export function authConfig(env: NodeJS.ProcessEnv, options: AuthConfigOptions): AuthConfig {

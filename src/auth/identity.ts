@@ -5,9 +5,13 @@
  * workspace with every scope. Everything the caller may read or change lies
  * in `workspaceId`; `subject` is recorded as the author of what it writes.
  */
-export type Scope = "read" | "write";
+/**
+ * `read` and `write` for the tree; `admin` for what cannot be undone
+ * (deleteSession), which `write` does not imply: a token must name it.
+ */
+export type Scope = "read" | "write" | "admin";
 
-export const SCOPES: readonly Scope[] = ["read", "write"];
+export const SCOPES: readonly Scope[] = ["read", "write", "admin"];
 
 export interface Identity {
 	workspaceId: string;

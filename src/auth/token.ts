@@ -97,7 +97,7 @@ function scopes(raw: string): Scope[] {
 		.filter(Boolean);
 	const unknown = names.filter((name) => !(SCOPES as readonly string[]).includes(name));
 	if (names.length === 0 || unknown.length > 0) {
-		throw new UsageError(`--scope takes read, write or read,write; got ${JSON.stringify(raw)}`);
+		throw new UsageError(`--scope takes read, write and admin, e.g. read,write; got ${JSON.stringify(raw)}`);
 	}
 	// In SCOPES order, once each, whatever order they were given in.
 	return SCOPES.filter((scope) => names.includes(scope));

@@ -10,8 +10,18 @@
  * entries pile up is ended with LIMIT_EXCEEDED and told where to resume.
  */
 import type { StoredEntry } from "../session/entry.js";
-import { SessionError } from "../session/errors.js";
+import { isSessionError, SessionError } from "../session/errors.js";
 import { PulledStream } from "./pulled-stream.js";
+
+/** A stream's last item when its session was deleted: nothing of it is delivered after (deleteSession). */
+export interface SessionDeleted {
+	deleted: true;
+	sessionId: string;
+}
+
+export type SessionStreamItem = StoredEntry | SessionDeleted;
+
+export const isSessionDeleted = (item: SessionStreamItem): item is SessionDeleted => "deleted" in item;
 
 export interface EntrySource {
 	/** Entries with seq > afterSeq in seq order, at most `limit`. */
@@ -26,14 +36,14 @@ export interface EntryStreamOptions {
 	onClose: () => void;
 }
 
-export class EntryStream extends PulledStream<StoredEntry> {
+export class EntryStream extends PulledStream<SessionStreamItem> {
 	private delivered: number;
 	/** Highest seq known to exist; a stream behind it reads from the store. */
 	private wanted = Number.MAX_SAFE_INTEGER;
 
 	constructor(
 		private readonly source: EntrySource,
-		private readonly options: EntryStreamOptions,
+		private readonly options: EntryStreamOptions & { sessionId: string },
 	) {
 		super();
 		this.delivered = options.afterSeq;
@@ -74,8 +84,13 @@ export class EntryStream extends PulledStream<StoredEntry> {
 		return this.position < this.wanted;
 	}
 
-	protected delivering(entry: StoredEntry): void {
-		this.delivered = entry.seq;
+	/** The session was deleted: the stream ends with SessionDeleted, and what it had queued is dropped. */
+	sessionDeleted(): void {
+		this.endWith({ deleted: true, sessionId: this.options.sessionId });
+	}
+
+	protected delivering(item: SessionStreamItem): void {
+		if (!isSessionDeleted(item)) this.delivered = item.seq;
 	}
 
 	protected detach(): void {
@@ -84,7 +99,15 @@ export class EntryStream extends PulledStream<StoredEntry> {
 
 	protected async readMore(): Promise<boolean> {
 		const from = this.position;
-		const rows = await this.source.read(from, this.options.batchSize);
+		let rows: StoredEntry[];
+		try {
+			rows = await this.source.read(from, this.options.batchSize);
+		} catch (error) {
+			// The session is gone (deleted here or on another instance, its notice not heard yet).
+			if (!isSessionError(error, "NOT_FOUND")) throw error;
+			this.sessionDeleted();
+			return false;
+		}
 		if (this.closed) return false;
 		for (const row of rows) {
 			if (row.seq === this.position + 1) this.queued.push(row);

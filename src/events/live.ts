@@ -14,7 +14,7 @@
 import type { Logger } from "../logger.js";
 import type { MetricsQuery, MetricsResult } from "../session/analytics/metrics.js";
 import type { StoredEntry } from "../session/entry.js";
-import { SessionError } from "../session/errors.js";
+import { isSessionError, SessionError } from "../session/errors.js";
 import { limitConcurrency } from "../store/limited.js";
 import type { SessionRecord, SessionStore } from "../store/store.js";
 import { type ActivityEvent, ActivityFanOut, type ActivitySubscription } from "./activity.js";
@@ -114,6 +114,8 @@ class SessionFeed {
 	private noticed = 0;
 	private pulling: Promise<void> | undefined;
 	private again = false;
+	/** Set once the session is known to be deleted. */
+	private gone = false;
 
 	constructor(
 		private readonly store: SessionStore,
@@ -142,7 +144,14 @@ class SessionFeed {
 		if (this.noticed > lastSeq) this.pull();
 	}
 
+	/** The session was deleted: every stream ends with SessionDeleted, and the feed reads no more. */
+	deleted(): void {
+		this.gone = true;
+		for (const stream of [...this.streams]) stream.sessionDeleted();
+	}
+
 	notice(toSeq: number): void {
+		if (this.gone) return;
 		this.noticed = Math.max(this.noticed, toSeq);
 		if (this.head !== undefined && toSeq > this.head) this.pull();
 	}
@@ -176,6 +185,8 @@ class SessionFeed {
 					} while (rows.length === this.batchSize && this.streams.size > 0);
 				} while (this.again && this.streams.size > 0);
 			} catch (error) {
+				// Deleted (here or elsewhere, its notice not heard yet): the streams end, nothing is retried.
+				if (isSessionError(error, "NOT_FOUND")) return this.deleted();
 				// The streams are not failed for this: the feed tries again, and they catch up from its pushes.
 				this.logger.warn("session feed read failed; retrying", {
 					session: this.sessionId,
@@ -274,7 +285,9 @@ export class LiveEvents {
 
 	private readonly listener: BusListener = {
 		notice: (notice) => {
-			this.feeds.get(feedKey(notice.workspaceId, notice.sessionId))?.notice(notice.toSeq);
+			const feed = this.feeds.get(feedKey(notice.workspaceId, notice.sessionId));
+			if (notice.deleted) feed?.deleted();
+			else feed?.notice(notice.toSeq);
 			this.activity.notice(notice);
 			for (const signal of this.changes.get(notice.workspaceId) ?? []) signal.signal();
 		},
@@ -333,7 +346,9 @@ export class LiveEvents {
 				);
 				for (const feed of feeds) {
 					const session = found.get(feed.id);
+					// Gone: deleted on an instance whose notice was not heard.
 					if (session) feed.notice(session.lastSeq);
+					else feed.deleted();
 				}
 			}
 		} catch (error) {
@@ -398,6 +413,7 @@ export class LiveEvents {
 				afterSeq: afterSeq ?? session.lastSeq,
 				bufferSize: this.bufferSize,
 				batchSize: this.batchSize,
+				sessionId,
 				onClose: () => {
 					owner.streams.delete(stream);
 					this.dropFeedIfIdle(key, owner);

@@ -32,6 +32,15 @@ export abstract class PulledStream<T> implements AsyncIterableIterator<T> {
 		waiter?.reject(error);
 	}
 
+	/** Ends the stream with `last` as its final item: what is queued is dropped, nothing is read again. */
+	protected endWith(last: T): void {
+		if (this.closed || this.failure) return;
+		this.queued.length = 0;
+		this.queued.push(last);
+		this.finish();
+		this.pump();
+	}
+
 	private finish(): void {
 		if (this.closed) return;
 		this.closed = true;

@@ -36,6 +36,9 @@ export interface GraphQLContext {
 	readonly request?: Request;
 }
 
+/** Mutations that need the admin scope instead of write (what cannot be undone). */
+export const ADMIN_FIELDS: ReadonlySet<string> = new Set(["deleteSession"]);
+
 export const builder = new SchemaBuilder<{
 	Context: GraphQLContext;
 	Scalars: {
@@ -85,13 +88,14 @@ export const builder = new SchemaBuilder<{
 		authScopes: ({ identity }) => ({
 			read: identity.scopes.has("read"),
 			write: identity.scopes.has("write"),
+			admin: identity.scopes.has("admin"),
 		}),
 		// A subscription without the scope is refused when it starts, not at its first event.
 		authorizeOnSubscribe: true,
 		unauthorizedError: (_parent, { identity }, info) =>
 			new SessionError(
 				"FORBIDDEN",
-				`${info.parentType.name}.${info.fieldName} needs the ${info.parentType.name === "Mutation" ? "write" : "read"} scope; this token has ${[...identity.scopes].join(" and ") || "no scope"}`,
+				`${info.parentType.name}.${info.fieldName} needs the ${ADMIN_FIELDS.has(info.fieldName) ? "admin" : info.parentType.name === "Mutation" ? "write" : "read"} scope; this token has ${[...identity.scopes].join(" and ") || "no scope"}`,
 			),
 	},
 	// Field costs for the static cost check; the limit is applied as a validation rule (app/operation-limits.ts).

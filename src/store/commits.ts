@@ -18,6 +18,8 @@ export interface CommitNotice {
 	toSeq: number;
 	/** The write created the session (create, import, fork). */
 	created: boolean;
+	/** The session was deleted (deleteSession): its live subscribers end; fromSeq and toSeq are its last seq. */
+	deleted?: boolean;
 }
 
 export const NOTIFY_CHANNEL = "session_tree_commits";
@@ -29,6 +31,7 @@ export function encodeNotice(n: CommitNotice): string {
 		f: n.fromSeq,
 		t: n.toSeq,
 		...(n.created ? { c: 1 } : {}),
+		...(n.deleted ? { d: 1 } : {}),
 	});
 }
 
@@ -41,7 +44,14 @@ export function decodeNotice(payload: string): CommitNotice | null {
 			Number.isInteger(v.f) &&
 			Number.isInteger(v.t)
 		) {
-			return { workspaceId: v.w, sessionId: v.s, fromSeq: v.f, toSeq: v.t, created: v.c === 1 };
+			return {
+				workspaceId: v.w,
+				sessionId: v.s,
+				fromSeq: v.f,
+				toSeq: v.t,
+				created: v.c === 1,
+				...(v.d === 1 ? { deleted: true } : {}),
+			};
 		}
 	} catch {}
 	return null;

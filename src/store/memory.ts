@@ -92,6 +92,7 @@ import {
 	authorOf,
 	createdNotice,
 	decideWrite,
+	deletedNotice,
 	labelWrite,
 	moveResult,
 	moveWrite,
@@ -282,6 +283,7 @@ export class MemoryStore implements SessionStore {
 			const session = this.require(ws, sessionId);
 			this.db.sessions.delete(key(ws, sessionId));
 			for (const write of this.db.activity) if (write.key === session.key) write.removed = true;
+			this.announce(deletedNotice(session.record));
 			return copy(session.record);
 		});
 	}

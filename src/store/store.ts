@@ -313,7 +313,7 @@ export interface TreeStore {
 	/**
 	 * Delete the session and everything derived from it (its entries, their
 	 * rollups and turns, its activity records), the one exception to
-	 * append-only (design/tree-rules.md#deleting-a-session-planned-issue-30);
+	 * append-only (design/tree-rules.md#deleting-a-session);
 	 * the record it had. A write racing it commits before it (and is deleted
 	 * with it) or is NOT_FOUND; NOT_FOUND for a missing session.
 	 */

@@ -254,6 +254,18 @@ export function writeNotice(outcome: WriteOutcome): CommitNotice | null {
 	};
 }
 
+/** The notice of a deleted session: its live subscribers end (events/live.ts). */
+export function deletedNotice(session: SessionRecord): CommitNotice {
+	return {
+		workspaceId: session.workspaceId,
+		sessionId: session.sessionId,
+		fromSeq: session.lastSeq,
+		toSeq: session.lastSeq,
+		created: false,
+		deleted: true,
+	};
+}
+
 /** The notice of a new session (created, imported or forked) with its entries. */
 export function createdNotice(session: SessionRecord): CommitNotice {
 	return {

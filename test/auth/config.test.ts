@@ -37,14 +37,14 @@ describe("authConfig", () => {
 		expect(config.mode).toBe("none");
 		expect(config.defaultWorkspace).toBe("default");
 		expect(config.warning).toBe(
-			"authentication is off: every caller is in workspace default with read and write",
+			"authentication is off: every caller is in workspace default with read, write and admin",
 		);
 	});
 
 	it("names the default workspace it is given", () => {
 		const config = authConfig({}, { production: false, defaultWorkspace: "main" });
 		expect(config.defaultWorkspace).toBe("main");
-		expect(config.warning).toMatch(/workspace main with read and write/);
+		expect(config.warning).toMatch(/workspace main with read, write and admin/);
 	});
 
 	it("refuses production with nothing configured, saying what to set", () => {

@@ -44,7 +44,7 @@ describe("npm run token", () => {
 		const [good, readOnly, usage, noSecret] = await Promise.all([
 			token(["--workspace", "team-a", "--scope", "read,write", "--ttl", "2h", "--subject", "alice"], env),
 			token(["-w", "team-b", "-s", "read"], env),
-			token(["--workspace", "team-a", "--scope", "admin"], env),
+			token(["--workspace", "team-a", "--scope", "superuser"], env),
 			token(["--workspace", "team-a", "--scope", "read"], {}),
 		]);
 
@@ -76,7 +76,7 @@ describe("npm run token", () => {
 
 		expect(usage.code).toBe(2);
 		expect(usage.stdout).toBe("");
-		expect(usage.stderr).toMatch(/--scope takes read, write or read,write; got "admin"/);
+		expect(usage.stderr).toMatch(/--scope takes read, write and admin, e\.g\. read,write; got "superuser"/);
 		expect(usage.stderr).toMatch(/usage: npm run token -- --workspace <id> --scope <read,write>/);
 
 		expect(noSecret.code).toBe(2);
@@ -92,6 +92,8 @@ describe("parseTokenArgs", () => {
 		expect(parseTokenArgs(["-w", "w", "-s", "write,read"])?.scopes).toEqual(["read", "write"]);
 		expect(parseTokenArgs(["-w", "w", "-s", "write read write"])?.scopes).toEqual(["read", "write"]);
 		expect(parseTokenArgs(["-w", "w", "--scope=write"])?.scopes).toEqual(["write"]);
+		// admin is a scope of its own: write does not imply it, and it is given only when named.
+		expect(parseTokenArgs(["-w", "w", "-s", "admin,read"])?.scopes).toEqual(["read", "admin"]);
 	});
 
 	it("reads durations in seconds, minutes, hours and days, defaulting to an hour", () => {
@@ -111,7 +113,7 @@ describe("parseTokenArgs", () => {
 		refused(["--workspace", " ", "--scope", "read"], /--workspace is required/);
 		refused(["--workspace", "w"], /--scope is required/);
 		refused(["--workspace", "w", "--scope", ""], /--scope takes/);
-		refused(["--workspace", "w", "--scope", "read,admin"], /--scope takes/);
+		refused(["--workspace", "w", "--scope", "read,superuser"], /--scope takes/);
 		refused([...base, "--ttl", "0"], /--ttl must be a duration/);
 		refused([...base, "--ttl", "1w"], /--ttl must be a duration/);
 		refused([...base, "--ttl", "400d"], /at most 366d/);

@@ -70,7 +70,7 @@ describe("mode none", () => {
 		for (const header of [undefined, null, "", "Bearer garbage", `Bearer ${await hs256(claims())}`, 42]) {
 			const identity = await auth.authenticate(header);
 			expect(identity).toMatchObject({ workspaceId: "default", subject: null, expiresAt: null });
-			expect([...identity.scopes].sort()).toEqual(["read", "write"]);
+			expect([...identity.scopes].sort()).toEqual(["admin", "read", "write"]);
 		}
 	});
 });

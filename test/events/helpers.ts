@@ -48,6 +48,7 @@ const EVENT_SELECTION = `
 	__typename
 	... on EntryAppended { seq leafId entry { entryId type parentId } }
 	... on LeafMoved { seq fromId toId leafId leafEntry { entryId targetId } }
+	... on SessionDeleted { sessionId }
 `;
 
 export const SESSION_EVENTS = `subscription SessionEvents($sessionId: String!, $afterSeq: Int) {

@@ -9,9 +9,10 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { InProcessBus } from "../../src/events/bus.js";
+import { isSessionDeleted, type SessionStreamItem } from "../../src/events/entry-stream.js";
 import { LiveEvents } from "../../src/events/live.js";
 import { silentLogger } from "../../src/logger.js";
-import type { DraftEntry, StoredEntry } from "../../src/session/entry.js";
+import type { DraftEntry } from "../../src/session/entry.js";
 import { MemoryStore } from "../../src/store/memory.js";
 import { rejectsWithCode, within } from "../support/expect.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -52,11 +53,11 @@ function inProcess(bufferSize = 1000) {
 }
 
 /** Read entries until `seq` (inclusive). */
-async function readUntil(stream: AsyncIterator<StoredEntry>, seq: number): Promise<number[]> {
+async function readUntil(stream: AsyncIterator<SessionStreamItem>, seq: number): Promise<number[]> {
 	const seqs: number[] = [];
 	for (;;) {
 		const next = await stream.next();
-		if (next.done) return seqs;
+		if (next.done || isSessionDeleted(next.value)) return seqs;
 		seqs.push(next.value.seq);
 		if (next.value.seq >= seq) return seqs;
 	}

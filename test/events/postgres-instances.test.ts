@@ -16,7 +16,9 @@ import {
 	allReleased,
 	append,
 	createSession,
+	ENTRY_APPENDED,
 	eventOf,
+	mutate,
 	pool,
 	range,
 	SESSION_EVENTS,
@@ -105,6 +107,37 @@ describe("live updates across two instances on one Postgres", () => {
 		}
 		// Instance B held no subscription of its own: delivery to A went through Postgres.
 		expect(b.services.live.subscriptionCount).toBe(0);
+	});
+
+	it("a session deleted through B ends A's subscribers of it: sessionEvents with SessionDeleted, the filtered views by ending", async () => {
+		await createSession(b, "doomed-across");
+		await append(b, "doomed-across", "b1");
+		const events = TRANSPORTS.map((t) => open(a, t, { sessionId: "doomed-across", afterSeq: 0 }));
+		const appended = TRANSPORTS.map((t) => {
+			const client = t.subscribe(a, ENTRY_APPENDED, { sessionId: "doomed-across", afterSeq: 1 });
+			opened.push(client);
+			return client;
+		});
+		await subscriptionsReach(a, 4);
+		const first = await within(WAIT, "the first entry on A", Promise.all(events.map((c) => c.next())));
+		for (const r of first) expect(eventOf(r.value).seq).toBe(1);
+		const deleted = await mutate<{ deleteSession: { sessionId: string; deletedEntries: number } }>(
+			b,
+			"mutation($id: String!) { deleteSession(input: { sessionId: $id }) { sessionId deletedEntries } }",
+			{ id: "doomed-across" },
+		);
+		expect(deleted.deleteSession).toEqual({ sessionId: "doomed-across", deletedEntries: 1 });
+		const ends = await within(
+			WAIT,
+			"every subscriber on A to end",
+			Promise.all([...events, ...appended].map((c) => collect(c, () => false))),
+		);
+		for (const rest of ends.slice(0, 2))
+			expect(rest.map((r) => r.data)).toEqual([
+				{ sessionEvents: { __typename: "SessionDeleted", sessionId: "doomed-across" } },
+			]);
+		for (const rest of ends.slice(2)) expect(rest).toEqual([]);
+		await waitUntil("A's subscriptions are released", () => a.services.live.subscriptionCount === 0);
 	});
 
 	it("a metricsUpdated subscriber on A sees B's commits within a second, bursts coalesced, the last total exact", async () => {

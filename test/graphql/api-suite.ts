@@ -538,6 +538,43 @@ export function apiSuite(backend: Exclude<BackendName, "memory">): void {
 		});
 	});
 
+	describe("deleting a session", () => {
+		const DELETE = `mutation($id: String!) { deleteSession(input: { sessionId: $id }) { sessionId deletedEntries } }`;
+
+		it("deleteSession removes it from every read: session, node(id), entries by id, search; its id may be used again", async () => {
+			const { sessionId } = await seed();
+			const word = uniqueId("zebrafish").replaceAll("-", "");
+			await append(sessionId, { message: userMessage(`about ${word}`) }, { entryId: "u9" });
+			const { session } = await query<{ session: { id: string; u1: { id: string } } }>(
+				`query($id: String!) { session(sessionId: $id) { id u1: entry(entryId: "u1") { id } } }`,
+				{ id: sessionId },
+			);
+			const found = `query($text: String!) { search(query: $text) { edges { node { entry { entryId } } } } }`;
+			expect((await query<{ search: Connection<unknown> }>(found, { text: word })).search.edges).toHaveLength(
+				1,
+			);
+
+			const { deleteSession } = await query<{ deleteSession: { deletedEntries: number } }>(DELETE, {
+				id: sessionId,
+			});
+			expect(deleteSession).toEqual({ sessionId, deletedEntries: 7 });
+			expect(await sessionExists(sessionId)).toBe(false);
+			for (const id of [session.id, session.u1.id])
+				expect(
+					(await query<{ node: unknown }>(`query($id: ID!) { node(id: $id) { id } }`, { id })).node,
+				).toBeNull();
+			expect((await query<{ search: Connection<unknown> }>(found, { text: word })).search.edges).toEqual([]);
+			const again = await request(DELETE, { id: sessionId });
+			expectError(again, "NOT_FOUND", { field: "sessionId" });
+			await rejected(APPEND, { input: { sessionId, entry: { message: userMessage("late") } } }, "NOT_FOUND", {
+				watch: sessionId,
+			});
+
+			await create({ sessionId });
+			expect((await log(sessionId)).entries.totalCount).toBe(0);
+		});
+	});
+
 	describe("mutations that succeed", () => {
 		it("createSession keeps the caller's fields, or generates a UUIDv7 id", async () => {
 			const sessionId = uniqueId("created");

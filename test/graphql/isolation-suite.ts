@@ -279,6 +279,36 @@ export function isolationSuite(backend: BackendName) {
 				"NOT_FOUND",
 			);
 		},
+		deleteSession: async () => {
+			const admin = await caller("alice-admin", "team-a", "read write admin");
+			const query = (id: string) => `mutation { deleteSession(input: { sessionId: "${id}" }) { sessionId } }`;
+			const onB = await as(admin, query(secret));
+			const onNothing = await as(admin, query(nowhere));
+			expectError(onB, "NOT_FOUND");
+			expect(JSON.stringify(onB).replaceAll(secret, "ID")).toBe(
+				JSON.stringify(onNothing).replaceAll(nowhere, "ID"),
+			);
+			// A token with read and write, not admin, is refused, and deletes nothing of its own.
+			const own = uniqueId("a-undeletable");
+			await okAs(alice, `mutation { createSession(input: { sessionId: "${own}" }) { sessionId } }`);
+			expectError(await as(alice, query(own)), "FORBIDDEN", { message: /admin scope/ });
+			expect(
+				(
+					await okAs<{ session: { sessionId: string } | null }>(
+						alice,
+						`{ session(sessionId: "${own}") { sessionId } }`,
+					)
+				).session,
+			).toEqual({ sessionId: own });
+			expect(
+				(
+					await okAs<{ session: { sessionId: string } | null }>(
+						bob,
+						`{ session(sessionId: "${secret}") { sessionId } }`,
+					)
+				).session,
+			).toEqual({ sessionId: secret });
+		},
 		archiveSession: async () => {
 			expectError(
 				await sameAsNowhere(

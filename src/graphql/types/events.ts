@@ -7,6 +7,7 @@
  * cursor of the last event seen.
  */
 import { MAX_RECENT_WRITES } from "../../events/activity.js";
+import { isSessionDeleted, type SessionDeleted, type SessionStreamItem } from "../../events/entry-stream.js";
 import type { ActivityEvent } from "../../events/live.js";
 import type { StoredEntry } from "../../session/entry.js";
 import { SessionError } from "../../session/errors.js";
@@ -79,7 +80,7 @@ export function guarded<T>(
 function identified<T>(
 	items: AsyncIterableIterator<Item<T>>,
 	context: object,
-	idOf: (item: T) => string,
+	idOf: (item: T) => string | undefined,
 ): AsyncIterableIterator<Item<T>> {
 	const iterator: AsyncIterableIterator<Item<T>> = {
 		async next() {
@@ -93,18 +94,25 @@ function identified<T>(
 	return iterator;
 }
 
-/** A session's entries after the resume point (argument or Last-Event-ID), each event identified by its seq. */
+/**
+ * A session's entries after the resume point (argument or Last-Event-ID),
+ * each event identified by its seq. A deleted session's stream ends with
+ * SessionDeleted (which has no id); `keep` picks entries, and `final`
+ * whether that last event is sent (the filtered views just end).
+ */
 async function entryEvents(
 	context: GraphQLContext,
 	sessionId: string,
 	afterSeq: number | null | undefined,
-	keep?: (entry: StoredEntry) => boolean,
-): Promise<AsyncIterableIterator<Item<StoredEntry>>> {
+	keep: (entry: StoredEntry) => boolean = () => true,
+	final = true,
+): Promise<AsyncIterableIterator<Item<SessionStreamItem>>> {
 	const { live, workspaceId } = context;
 	const from = resumeSeq(afterSeq, context);
-	return identified(guarded(await live.sessionEntries(workspaceId, sessionId, from), keep), context, (e) =>
-		String(e.seq),
+	const items = guarded(await live.sessionEntries(workspaceId, sessionId, from), (item) =>
+		isSessionDeleted(item) ? final : keep(item),
 	);
+	return identified(items, context, (item) => (isSessionDeleted(item) ? undefined : String(item.seq)));
 }
 
 /**
@@ -160,9 +168,17 @@ const LeafMovedRef = builder.objectRef<StoredEntry>("LeafMoved").implement({
 	}),
 });
 
+const SessionDeletedRef = builder.objectRef<SessionDeleted>("SessionDeleted").implement({
+	description:
+		"The session was deleted (deleteSession): the last event of its stream, which then ends. Nothing of it can be read again; resubscribing is NOT_FOUND.",
+	isTypeOf: (e) => typeof e === "object" && e !== null && "deleted" in e,
+	fields: (t) => ({ sessionId: t.exposeString("sessionId") }),
+});
+
 const SessionEventUnion = builder.unionType("SessionEvent", {
-	types: [EntryAppendedRef, LeafMovedRef],
-	resolveType: (e) => (e.entry.type === "leaf" ? LeafMovedRef : EntryAppendedRef),
+	types: [EntryAppendedRef, LeafMovedRef, SessionDeletedRef],
+	resolveType: (e) =>
+		isSessionDeleted(e) ? SessionDeletedRef : e.entry.type === "leaf" ? LeafMovedRef : EntryAppendedRef,
 });
 
 const ActivityKindEnum = builder.enumType("ActivityKind", {
@@ -203,23 +219,23 @@ builder.subscriptionFields((t) => ({
 			}),
 		},
 		subscribe: (_, { sessionId, afterSeq }, context) => entryEvents(context, sessionId, afterSeq),
-		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+		resolve: (item: Item<SessionStreamItem>, _args, context) => eventPayload(item, context),
 	}),
 	entryAppended: t.field({
 		type: EntryAppendedRef,
 		description: "Like sessionEvents, without leaf moves.",
 		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
 		subscribe: (_, { sessionId, afterSeq }, context) =>
-			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type !== "leaf"),
-		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type !== "leaf", false),
+		resolve: (item: Item<SessionStreamItem>, _args, context) => eventPayload(item, context) as StoredEntry,
 	}),
 	leafMoved: t.field({
 		type: LeafMovedRef,
 		description: "Like sessionEvents, leaf moves only.",
 		args: { sessionId: t.arg.string({ required: true }), afterSeq: t.arg.int() },
 		subscribe: (_, { sessionId, afterSeq }, context) =>
-			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type === "leaf"),
-		resolve: (item: Item<StoredEntry>, _args, context) => eventPayload(item, context),
+			entryEvents(context, sessionId, afterSeq, (e) => e.entry.type === "leaf", false),
+		resolve: (item: Item<SessionStreamItem>, _args, context) => eventPayload(item, context) as StoredEntry,
 	}),
 	sessionActivity: t.field({
 		type: SessionActivityRef,

@@ -70,7 +70,29 @@ function given<T extends Record<string, unknown>>(
 	return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as never;
 }
 
+const DeleteSessionInput = builder.inputType("DeleteSessionInput", {
+	fields: (t) => ({ sessionId: t.string({ required: true }) }),
+});
+
+const DeleteSessionPayloadRef = builder
+	.objectRef<{ sessionId: string; entryCount: number }>("DeleteSessionPayload")
+	.implement({
+		fields: (t) => ({
+			sessionId: t.exposeString("sessionId"),
+			deletedEntries: t.int({ description: "The entries the session held.", resolve: (d) => d.entryCount }),
+		}),
+	});
+
 builder.mutationFields((t) => ({
+	deleteSession: t.field({
+		type: DeleteSessionPayloadRef,
+		description:
+			"Delete the session and everything derived from it (entries, search text, rollups, its activity records): the one write that removes anything, and it cannot be undone. Needs the admin scope, which write does not imply. Its live subscribers get SessionDeleted and their streams end; a write racing it lands before it (and is deleted) or is NOT_FOUND.",
+		authScopes: { admin: true },
+		skipTypeScopes: true,
+		args: { input: t.arg({ type: DeleteSessionInput, required: true }) },
+		resolve: (_, { input }, { store, workspaceId }) => store.deleteSession(workspaceId, input.sessionId),
+	}),
 	createSession: t.field({
 		type: SessionRef,
 		args: { input: t.arg({ type: CreateSessionInput, required: true }) },

@@ -35,9 +35,9 @@ export class CommitNotifier {
 
 	queue(notice: CommitNotice): void {
 		const last = this.lastOf(notice);
-		// A session's next range extends its waiting one; a creation stays a notice of its own (activity reads it).
-		if (last && !last.created && !notice.created && last.toSeq + 1 === notice.fromSeq)
-			last.toSeq = notice.toSeq;
+		// A session's next range extends its waiting one; a creation and a deletion stay notices of their own.
+		const merges = last && !last.created && !notice.created && !last.deleted && !notice.deleted;
+		if (last && merges && last.toSeq + 1 === notice.fromSeq) last.toSeq = notice.toSeq;
 		else this.pending.push({ ...notice });
 		if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING);
 		this.schedule();

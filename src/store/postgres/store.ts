@@ -75,6 +75,7 @@ import {
 	appendWrite,
 	authorOf,
 	createdNotice,
+	deletedNotice,
 	labelWrite,
 	moveResult,
 	moveWrite,
@@ -320,6 +321,7 @@ export class PgStore implements SessionStore {
 			return toRecord(row.session);
 		});
 		this.writes.forget(ws, sessionId);
+		this.writes.announceAfterCommit(deletedNotice(deleted));
 		return deleted;
 	}
 

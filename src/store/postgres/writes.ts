@@ -130,7 +130,11 @@ export class PgWrites {
 
 	/** A committed tree write's notice: in process now, and by NOTIFY after (when announced so). */
 	private announceWrite(outcome: WriteOutcome): void {
-		const notice = writeNotice(outcome);
+		this.announceAfterCommit(writeNotice(outcome));
+	}
+
+	/** A notice of a committed transaction: in process now, and by NOTIFY after it (when announced so). */
+	announceAfterCommit(notice: CommitNotice | null): void {
 		this.announced(notice);
 		if (notice) this.notifier?.queue(notice);
 	}

@@ -28,6 +28,9 @@ const SessionEvents = graphql(`
 				seq
 				leafId
 			}
+			... on SessionDeleted {
+				sessionId
+			}
 		}
 	}
 `);
@@ -82,6 +85,13 @@ export function useSessionTree(sessionId: string): TreeState {
 						const current = treeRef.current;
 						if (!current || cancelled) return;
 						const event = data.sessionEvents;
+						// The session was deleted: its stream ends, and the page shows it is gone.
+						if (event.__typename === "SessionDeleted") {
+							cancelled = true;
+							unsubscribe?.();
+							setState({ status: "missing" });
+							return;
+						}
 						const change: TreeChange =
 							event.__typename === "EntryAppended"
 								? changeOf(event.entry, event.seq, event.leafId ?? null)
