@@ -36,7 +36,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { StoredEntry } from "../session/entry.js";
-import { invalidInput, SessionError } from "../session/errors.js";
+import { invalidInput, isSessionError, SessionError } from "../session/errors.js";
 import { kindOf } from "../session/kinds.js";
 import type { CommitNotice } from "../store/commits.js";
 import type { ActivityRecord, SessionRecord, SessionStore } from "../store/store.js";
@@ -173,11 +173,19 @@ async function readActivity(
 		rows.set(sessionId, bySeq);
 		let afterSeq = lo - 1;
 		while (afterSeq < hi) {
-			const batch = await store.listEntries(ws, sessionId, {
-				afterSeq,
-				beforeSeq: hi + 1,
-				limit: limits.batchSize,
-			});
+			let batch: StoredEntry[];
+			try {
+				batch = await store.listEntries(ws, sessionId, {
+					afterSeq,
+					beforeSeq: hi + 1,
+					limit: limits.batchSize,
+				});
+			} catch (error) {
+				// Deleted since its records were read: they are skipped, as a missing session's are below.
+				if (!isSessionError(error, "NOT_FOUND")) throw error;
+				sessions.set(sessionId, null);
+				break;
+			}
 			if (!alive()) return null;
 			for (const row of batch) bySeq.set(row.seq, row);
 			if (!sessions.has(sessionId)) {

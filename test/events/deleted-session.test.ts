@@ -73,4 +73,34 @@ describe("a deleted session's live subscribers", () => {
 		expect(items.every(isSessionDeleted)).toBe(true);
 		live.close();
 	});
+
+	it("an activity subscriber skips a session deleted between reading its records and its entries, without a failed read", async () => {
+		const bus = new InProcessBus();
+		const store = new MemoryStore(undefined, { onCommit: bus.publish });
+		// The feed's reads of the doomed session's entries find it deleted just then.
+		const racing = new Proxy(store, {
+			get(target, property, receiver) {
+				if (property !== "listEntries") return Reflect.get(target, property, receiver);
+				return async (ws: string, sessionId: string, query: unknown) => {
+					if (sessionId === "doomed" && (await target.getSession(ws, sessionId)))
+						await target.deleteSession(ws, sessionId);
+					return target.listEntries(ws, sessionId, query as never);
+				};
+			},
+		});
+		const warnings: string[] = [];
+		const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+		const live = new LiveEvents({ store: racing, bus, logger });
+		await store.createSession(WS, { sessionId: "doomed" });
+		await store.createSession(WS, { sessionId: "kept" });
+		const feed = await live.activityEvents(WS);
+		await store.appendEntry(WS, "doomed", user("gone soon"));
+		await store.appendEntry(WS, "kept", user("stays"));
+		const next = await within(5_000, "the kept session's append", feed.next());
+		expect(next.value).toMatchObject({ kind: "APPENDED", session: { sessionId: "kept" } });
+		// Skipped at once, not after a failed read and a retry.
+		expect(warnings).toEqual([]);
+		await feed.return?.();
+		live.close();
+	});
 });
