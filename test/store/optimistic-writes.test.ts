@@ -95,6 +95,19 @@ describe("optimistic tree writes on Postgres, two processes on one database", ()
 		await rejectsWithCode(a.appendEntry(ws, "archived-elsewhere", user("after")), "ARCHIVED");
 	});
 
+	it("a session the other process deleted and created again under its id is a new one to this process's writes", async () => {
+		await a.createSession(ws, { sessionId: "reborn" });
+		for (let i = 0; i < 3; i++) await a.appendEntry(ws, "reborn", user(`old ${i}`));
+		await b.deleteSession(ws, "reborn");
+		await b.createSession(ws, { sessionId: "reborn" });
+		const fresh = [];
+		for (let i = 0; i < 3; i++) fresh.push(await b.appendEntry(ws, "reborn", user(`new ${i}`)));
+		// Same id, same last seq as the session `a` remembers: still another session.
+		const next = await a.appendEntry(ws, "reborn", user("after"));
+		expect(next.entry.entry.parentId).toBe(fresh[2]?.entry.entry.id);
+		await expectOneChain(b, "reborn", 4);
+	});
+
 	it("a write after the other process wrote plans on the session as it is, not as this process last left it", async () => {
 		await a.createSession(ws, { sessionId: "stale" });
 		const first = await a.appendEntry(ws, "stale", user("from a"));

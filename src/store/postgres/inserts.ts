@@ -229,6 +229,8 @@ export function conditionalAppend(): SQL {
 			})}
 			where ${sessions.workspaceId} = ${p("ws")}::text and ${sessions.id} = ${p("sessionId")}::text
 				and ${sessions.lastSeq} = ${p("expectedSeq")}::integer and ${sessions.archivedAt} is null
+				-- The same session, not one deleted and created again under its id since the snapshot.
+				and ${sessions.createdAt} = ${p("createdAt")}::timestamptz
 			returning ${sessions.key} as key
 		), appended as (
 			${insertEntries(sql`moved.key`, sql`${p("rows")}::text`, sql`moved`)}
@@ -248,7 +250,7 @@ export function conditionalAppendValues(
 	sessionId: string,
 	expectedSeq: number,
 	rows: readonly StoredEntry[],
-	next: SessionPointer,
+	next: SessionPointer & Pick<SessionRecord, "createdAt">,
 ): Record<string, unknown> {
 	return {
 		ws,
@@ -264,6 +266,7 @@ export function conditionalAppendValues(
 		entryCount: next.entryCount,
 		name: next.name,
 		updatedAt: next.updatedAt,
+		createdAt: next.createdAt,
 	};
 }
 
