@@ -161,7 +161,7 @@ export async function openServices(
 		await store.close();
 		throw error;
 	}
-	const presence = new PresenceHub({ transport: presenceTransport, logger, ...options.presence });
+	const presence = new PresenceHub({ transport: presenceTransport, logger, bus, ...options.presence });
 	const storeCalls: StoreCallStats = { inFlight: 0, byMethod: new Map() };
 	const plainStore = store;
 	store = instrumentStore(store, storeCalls);

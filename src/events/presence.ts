@@ -40,6 +40,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../logger.js";
 import { SessionError } from "../session/errors.js";
 import { validateEntryId } from "../session/validate.js";
+import type { EventBus } from "./bus.js";
 import {
 	encodeMessage,
 	MAX_MESSAGE_BYTES,
@@ -91,6 +92,8 @@ export interface PresenceOptions {
 	clock?: PresenceClock;
 	/** Default: a new UUID (instances must differ: a hub ignores messages from its own id). */
 	instanceId?: string;
+	/** Commit notices: a deleted session's presence ends (sessionDeleted). Listened to while sessions are tracked. */
+	bus?: Pick<EventBus, "subscribe">;
 }
 
 const sessionKey = (ws: string, sessionId: string) => JSON.stringify([ws, sessionId]);
@@ -215,12 +218,16 @@ export class PresenceHub {
 	private readonly maxViewers: number;
 	private readonly maxSessions: number;
 	private readonly sessions = new Map<string, SessionPresence>();
+	private readonly bus: Pick<EventBus, "subscribe"> | undefined;
+	/** Stops listening to commit notices; set while sessions are tracked. */
+	private stopHearing: (() => void) | undefined;
 	private readonly stops: Array<() => void> = [];
 	private closed = false;
 	/** Remote announcements ignored for want of room, since the last warning. */
 	private ignored = 0;
 
 	constructor(options: PresenceOptions) {
+		this.bus = options.bus;
 		const heartbeatMs = options.heartbeatMs ?? 10_000;
 		this.ttlMs = options.ttlMs ?? 30_000;
 		if (!(heartbeatMs > 0) || !(this.ttlMs >= 2 * heartbeatMs)) {
@@ -291,6 +298,12 @@ export class PresenceHub {
 			}
 			session = new SessionPresence(ws, sessionId);
 			this.sessions.set(key, session);
+			this.stopHearing ??= this.bus?.subscribe({
+				notice: (notice) => {
+					if (notice.deleted) this.sessionDeleted(notice.workspaceId, notice.sessionId);
+				},
+				resync: () => {},
+			});
 		}
 		return session;
 	}
@@ -298,6 +311,10 @@ export class PresenceHub {
 	private dropIfIdle(session: SessionPresence): void {
 		const key = sessionKey(session.workspaceId, session.sessionId);
 		if (session.idle && this.sessions.get(key) === session) this.sessions.delete(key);
+		if (this.sessions.size === 0) {
+			this.stopHearing?.();
+			this.stopHearing = undefined;
+		}
 	}
 
 	private announce(session: SessionPresence, viewer: Viewer): void {
@@ -435,6 +452,20 @@ export class PresenceHub {
 			focusEntryId,
 		});
 		return { ...viewer, focusEntryId };
+	}
+
+	/**
+	 * The session was deleted (each instance hears the notice): its watches
+	 * and presence subscriptions end, its local viewers leave, and what other
+	 * instances announced of it is forgotten.
+	 */
+	sessionDeleted(ws: string, sessionId: string): void {
+		const session = this.sessions.get(sessionKey(ws, sessionId));
+		if (!session) return;
+		for (const watch of [...session.watchers]) void watch.return();
+		for (const viewerId of [...session.local.keys()]) this.leave(session, viewerId);
+		session.remote.clear();
+		this.dropIfIdle(session);
 	}
 
 	/**
@@ -598,5 +629,7 @@ export class PresenceHub {
 		this.closed = true;
 		for (const stop of this.stops.splice(0)) stop();
 		this.sessions.clear();
+		this.stopHearing?.();
+		this.stopHearing = undefined;
 	}
 }

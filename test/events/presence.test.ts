@@ -5,6 +5,7 @@
  * expiry run on demand instead of after seconds.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { InProcessBus } from "../../src/events/bus.js";
 import {
 	type PresenceHub as Hub,
 	type PresenceClock,
@@ -522,5 +523,41 @@ describe("presence", () => {
 	it("refuses a TTL shorter than two heartbeats", () => {
 		clock = new FakeClock();
 		expect(() => hub(new InProcessPresenceTransport(), { heartbeatMs: 1000, ttlMs: 1500 })).toThrow(/ttlMs/);
+	});
+
+	it("a deleted session's presence ends on every instance: its watches and views finish, its viewers are gone", async () => {
+		clock = new FakeClock();
+		const bus = new InProcessBus();
+		const { a, b } = cluster({ bus });
+		const view = a.view("ws", "doomed", { subject: "ann", focusEntryId: null });
+		expect(subjects((await next(view, "ann's first snapshot")).viewers)).toEqual(["ann"]);
+		const watch = b.watch("ws", "doomed");
+		const kept = b.watch("ws", "kept");
+		expect(await next(kept, "the kept session's list")).toEqual([]);
+		b.join("ws", "doomed", { subject: "bob", focusEntryId: null });
+		expect(bus.listenerCount).toBe(2);
+		// Every instance hears the deletion's notice on its own bus connection: one bus stands for both here.
+		bus.publish({
+			workspaceId: "ws",
+			sessionId: "doomed",
+			fromSeq: 3,
+			toSeq: 3,
+			created: false,
+			deleted: true,
+		});
+		for (const stream of [view, watch] as AsyncIterator<unknown>[]) {
+			for (;;) {
+				const r = await within(WAIT, "the stream's end", stream.next());
+				if (r.done) break;
+			}
+		}
+		expect(a.viewers("ws", "doomed")).toEqual([]);
+		expect(b.viewers("ws", "doomed")).toEqual([]);
+		expect(a.sessionCount).toBe(0);
+		// The other session's watch goes on; a hub tracking nothing stops listening.
+		expect(b.sessionCount).toBe(1);
+		expect(bus.listenerCount).toBe(1);
+		await kept.return?.();
+		expect(bus.listenerCount).toBe(0);
 	});
 });
