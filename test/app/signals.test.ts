@@ -93,7 +93,9 @@ describe("the server process", () => {
 		const started = launch("npm", ["start", "--silent"], { DATABASE_URL: "memory:", PORT: "0" });
 		cleanups.push(() => started.child.kill("SIGKILL"));
 		const { port, pid } = await ready(started);
-		cleanups.push(() => alive(pid) && process.kill(pid, "SIGKILL"));
+		// Only while it may still run: once seen gone, its pid may be another process's (a test worker's).
+		let gone = false;
+		cleanups.push(() => !gone && alive(pid) && process.kill(pid, "SIGKILL"));
 		expect(pid).not.toBe(started.child.pid);
 		expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
 
@@ -106,6 +108,7 @@ describe("the server process", () => {
 			"the server process to exit",
 			(async () => {
 				while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 25));
+				gone = true;
 			})(),
 		);
 		expect(await portFree(port)).toBe(true);
