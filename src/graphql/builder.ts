@@ -37,7 +37,7 @@ export interface GraphQLContext {
 }
 
 /** Mutations that need the admin scope instead of write (what cannot be undone). */
-export const ADMIN_FIELDS: ReadonlySet<string> = new Set(["deleteSession"]);
+export const ADMIN_FIELDS: ReadonlySet<string> = new Set(["deleteSession", "deleteWorkspaceSessions"]);
 
 export const builder = new SchemaBuilder<{
 	Context: GraphQLContext;

@@ -50,6 +50,9 @@ const NOT_RUN: Record<string, string> = {
 	"DATABASE_URL=postgres://user:pass@localhost:5432/sessions npm start":
 		"needs the reader's database; every API suite runs the server on Postgres",
 	"npm test": "the command running this test",
+	[`curl -s http://127.0.0.1:4000/graphql -H 'content-type: application/json' -H "authorization: Bearer $ADMIN_TOKEN" \\
+  -d '{"query":"mutation { deleteWorkspaceSessions(first: 100) { deleted remaining } }"}'`]:
+		"deletes every session of the workspace the later examples read; test/store/delete.ts (every backend) and the isolation suite run it",
 	"TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm test": "the command running this test",
 	'npm run follow -- --url https://sessions.example.com --token "$TOKEN" ~/.pi/agent/sessions':
 		"a service of the reader's; the README's follow command runs here against this file's server",

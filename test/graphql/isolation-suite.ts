@@ -309,6 +309,28 @@ export function isolationSuite(backend: BackendName) {
 				).session,
 			).toEqual({ sessionId: secret });
 		},
+		deleteWorkspaceSessions: async () => {
+			// A workspace of its own, so that no other case's sessions go.
+			const admin = await caller("carol-admin", "team-offboarded", "read write admin");
+			await okAs(admin, `mutation { createSession(input: { sessionId: "${uniqueId("c")}" }) { sessionId } }`);
+			const mutation = "mutation { deleteWorkspaceSessions(first: 10) { deleted remaining } }";
+			expectError(await as(alice, mutation), "FORBIDDEN", { message: /admin scope/ });
+			expect(
+				(await okAs<{ deleteWorkspaceSessions: unknown }>(admin, mutation)).deleteWorkspaceSessions,
+			).toEqual({
+				deleted: 1,
+				remaining: 0,
+			});
+			// Another workspace's sessions are not the caller's to delete.
+			expect(
+				(
+					await okAs<{ session: { sessionId: string } | null }>(
+						bob,
+						`{ session(sessionId: "${secret}") { sessionId } }`,
+					)
+				).session,
+			).toEqual({ sessionId: secret });
+		},
 		archiveSession: async () => {
 			expectError(
 				await sameAsNowhere(

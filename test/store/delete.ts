@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { MetricsQuery } from "../../src/session/analytics/metrics.js";
 import type { DraftEntry } from "../../src/session/entry.js";
+import { deleteWorkspaceSessions } from "../../src/store/offboard.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
 
@@ -143,6 +144,28 @@ export function deleteSuite(store: () => SessionStore, workspace: () => string):
 			expect((await s.getSession(other, "shared-id"))?.lastSeq).toBe(1);
 			await s.deleteSession(other, "shared-id");
 			await rejectsWithCode(s.deleteSession(other, "shared-id"), "NOT_FOUND");
+		});
+
+		it("offboarding deletes every session of the workspace, archived ones included, a batch per call, until none remains", async () => {
+			const ws = workspace();
+			const other = workspace();
+			const s = store();
+			for (const id of ["o1", "o2", "o3", "o4", "o5"]) {
+				await s.createSession(ws, { sessionId: id });
+				await s.appendEntry(ws, id, paid(`answer ${id}`, "m1", 1));
+			}
+			await s.setArchived(ws, "o5", true);
+			await s.createSession(other, { sessionId: "o1" });
+			await rejectsWithCode(deleteWorkspaceSessions(s, ws, 0), "INVALID_INPUT", "first");
+			await rejectsWithCode(deleteWorkspaceSessions(s, ws, 1_001), "INVALID_INPUT", "first");
+			expect(await deleteWorkspaceSessions(s, ws, 2)).toEqual({ deleted: 2, remaining: 3 });
+			// An interrupted run leaves whole sessions: the next call goes on with the rest.
+			expect(await deleteWorkspaceSessions(s, ws, 2)).toEqual({ deleted: 2, remaining: 1 });
+			expect(await deleteWorkspaceSessions(s, ws, 10)).toEqual({ deleted: 1, remaining: 0 });
+			expect(await deleteWorkspaceSessions(s, ws, 10)).toEqual({ deleted: 0, remaining: 0 });
+			for (const id of ["o1", "o2", "o3", "o4", "o5"]) expect(await s.getSession(ws, id)).toBeNull();
+			expect((await s.metrics(ws, BY_MODEL)).rows.every((r) => r.values.entries === 0)).toBe(true);
+			expect(await s.getSession(other, "o1")).not.toBeNull();
 		});
 	});
 }

@@ -3,6 +3,7 @@
  * continuation from its pi file is ./continuation.ts, an entry's append
  * ./entry-writes.ts). Input shapes and calls only: the rules are the store's.
  */
+import { deleteWorkspaceSessions, MAX_OFFBOARD_BATCH, type Offboarded } from "../../store/offboard.js";
 import type { ImportedSession } from "../../store/store.js";
 import { builder, type GraphQLContext } from "../builder.js";
 import { SessionRef } from "../refs.js";
@@ -83,7 +84,29 @@ const DeleteSessionPayloadRef = builder
 		}),
 	});
 
+const DeleteWorkspaceSessionsPayloadRef = builder
+	.objectRef<Offboarded>("DeleteWorkspaceSessionsPayload")
+	.implement({
+		fields: (t) => ({
+			deleted: t.exposeInt("deleted", { description: "Sessions this call deleted." }),
+			remaining: t.exposeInt("remaining", {
+				description: "Sessions the workspace still holds, archived ones included: call again until 0.",
+			}),
+		}),
+	});
+
 builder.mutationFields((t) => ({
+	deleteWorkspaceSessions: t.field({
+		type: DeleteWorkspaceSessionsPayloadRef,
+		description:
+			"Offboarding: delete up to `first` sessions of the caller's workspace (archived ones included), each as deleteSession does; call again until `remaining` is 0. Resumable: an interrupted call leaves only whole sessions, and the next goes on with the rest. Needs the admin scope.",
+		authScopes: { admin: true },
+		skipTypeScopes: true,
+		complexity: 100,
+		args: { first: t.arg.int({ defaultValue: 100, description: `At most ${MAX_OFFBOARD_BATCH}.` }) },
+		resolve: (_, { first }, { store, workspaceId }) =>
+			deleteWorkspaceSessions(store, workspaceId, first ?? 100),
+	}),
 	deleteSession: t.field({
 		type: DeleteSessionPayloadRef,
 		description:
