@@ -110,6 +110,15 @@ export function isolationSuite(backend: BackendName) {
 	}
 
 	/** The same operation on B's session and on a session that exists nowhere answers the same (ids aside). */
+	/** The session as `who` reads it by id: null when it cannot. */
+	const sessionOf = async (who: Caller, sessionId: string) =>
+		(
+			await okAs<{ session: { sessionId: string } | null }>(
+				who,
+				`{ session(sessionId: "${sessionId}") { sessionId } }`,
+			)
+		).session;
+
 	async function sameAsNowhere(
 		query: (sessionId: string) => string,
 		variables?: (sessionId: string) => Record<string, unknown>,
@@ -292,22 +301,8 @@ export function isolationSuite(backend: BackendName) {
 			const own = uniqueId("a-undeletable");
 			await okAs(alice, `mutation { createSession(input: { sessionId: "${own}" }) { sessionId } }`);
 			expectError(await as(alice, query(own)), "FORBIDDEN", { message: /admin scope/ });
-			expect(
-				(
-					await okAs<{ session: { sessionId: string } | null }>(
-						alice,
-						`{ session(sessionId: "${own}") { sessionId } }`,
-					)
-				).session,
-			).toEqual({ sessionId: own });
-			expect(
-				(
-					await okAs<{ session: { sessionId: string } | null }>(
-						bob,
-						`{ session(sessionId: "${secret}") { sessionId } }`,
-					)
-				).session,
-			).toEqual({ sessionId: secret });
+			expect(await sessionOf(alice, own)).toEqual({ sessionId: own });
+			expect(await sessionOf(bob, secret)).toEqual({ sessionId: secret });
 		},
 		deleteWorkspaceSessions: async () => {
 			// A workspace of its own, so that no other case's sessions go.
@@ -322,14 +317,7 @@ export function isolationSuite(backend: BackendName) {
 				remaining: 0,
 			});
 			// Another workspace's sessions are not the caller's to delete.
-			expect(
-				(
-					await okAs<{ session: { sessionId: string } | null }>(
-						bob,
-						`{ session(sessionId: "${secret}") { sessionId } }`,
-					)
-				).session,
-			).toEqual({ sessionId: secret });
+			expect(await sessionOf(bob, secret)).toEqual({ sessionId: secret });
 		},
 		archiveSession: async () => {
 			expectError(

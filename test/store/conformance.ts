@@ -16,6 +16,7 @@ import { sessionQuery } from "../../src/store/session-query.js";
 import type { ActivityRecord, SessionStore } from "../../src/store/store.js";
 import { fidelityProperty } from "../fidelity/trials.js";
 import { rejectsWithCode } from "../support/expect.js";
+import { paidAnswer } from "../support/messages.js";
 import { buildSessionContext, SessionManager } from "../support/pi-oracle.js";
 import { piDirectory } from "../support/pi-sessions.js";
 import { propertyRuns } from "../support/runs.js";
@@ -501,25 +502,7 @@ export function conformanceSuite(open: () => Promise<Backend>): void {
 	});
 
 	describe("sessions in other orders, filtered", () => {
-		const paid = (text: string, model: string, cost: number, tokens: number): DraftEntry => ({
-			type: "message",
-			message: {
-				role: "assistant",
-				content: [{ type: "text", text }],
-				provider: "p",
-				model,
-				usage: {
-					input: tokens,
-					output: 0,
-					cacheRead: 0,
-					cacheWrite: 0,
-					totalTokens: tokens,
-					cost: { total: cost },
-				},
-				stopReason: "stop",
-				timestamp: 1,
-			},
-		});
+		const paid = paidAnswer;
 
 		it("orders by cost, tokens, entries, creation and activity, filters, and pages forward without repeats", async () => {
 			const ws = workspace();

@@ -11,24 +11,13 @@ import type { DraftEntry } from "../../src/session/entry.js";
 import { deleteWorkspaceSessions } from "../../src/store/offboard.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { rejectsWithCode } from "../support/expect.js";
+import { paidAnswer } from "../support/messages.js";
 
 const user = (text: string): DraftEntry =>
 	({ type: "message", message: { role: "user", content: text, timestamp: 1 } }) as DraftEntry;
 
 /** An assistant turn with usage, so that the session has rollups and turns to remove. */
-const paid = (text: string, model: string, cost: number): DraftEntry =>
-	({
-		type: "message",
-		message: {
-			role: "assistant",
-			content: [{ type: "text", text }],
-			provider: "p",
-			model,
-			usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { total: cost } },
-			stopReason: "stop",
-			timestamp: 1,
-		},
-	}) as DraftEntry;
+const paid = (text: string, model: string, cost: number) => paidAnswer(text, model, cost, 15);
 
 /** Read from the workspace's rollups where a backend keeps them (no per-session measure or filter). */
 const BY_MODEL: MetricsQuery = {
